@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/gateway"
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// listing is what `weft mcp list` prints, live or from a health check.
+type listing struct {
+	Source string `json:"source"` // "live" or "health-check"
+	gateway.Status
+}
+
+func (a *app) mcpListCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "Show every server: live status from a running weft, else a health check",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := a.list(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return writeJSON(a.stdout, l)
+			}
+			a.printListing(l)
+			return nil
+		},
+	}
+}
+
+func (a *app) list(ctx context.Context) (listing, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return listing{}, err
+	}
+	if addr, ok := readServeState(cfg.Path); ok {
+		var st gateway.Status
+		if err := getJSON(ctx, "http://"+addr+gateway.StatusPath, &st); err == nil {
+			return listing{Source: "live weft at " + addr, Status: st}, nil
+		}
+	}
+	h := a.checkHub(cfg)
+	defer h.Close(context.Background())
+	h.Apply(ctx, cfg.Servers)
+	cat := h.Catalog()
+	st := gateway.Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
+	for _, t := range cat.Tools {
+		if t.Listed {
+			st.Listed = append(st.Listed, t.Name)
+		} else {
+			st.Hidden = append(st.Hidden, t.Name)
+		}
+	}
+	return listing{Source: "health check of " + cfg.Path, Status: st}, nil
+}
+
+func (a *app) printListing(l listing) {
+	if len(l.Servers) == 0 {
+		fmt.Fprintln(a.stdout, "No MCP servers configured. Add one: weft mcp add NAME TARGET [-- ARGS...]")
+		return
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tLAST ERROR")
+	for _, s := range l.Servers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.Transport, s.Status, s.Tools,
+			s.Resources, s.Prompts, s.InFlight, truncate(s.Target, 40), truncate(s.LastError, 60))
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(a.stdout, "\n%d tools listed", len(l.Listed))
+	if len(l.Hidden) > 0 {
+		fmt.Fprintf(a.stdout, ", %d reachable only through weft__search_tools: %s", len(l.Hidden), truncate(strings.Join(l.Hidden, ", "), 200))
+	}
+	fmt.Fprintf(a.stdout, " (%s)\n", l.Source)
+	for _, c := range l.Clashes {
+		fmt.Fprintln(a.stdout, "clash: "+c)
+	}
+}
+
+func (a *app) mcpGetCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "get NAME",
+		Short: "Show one server: status and its tools, resources and prompts",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := a.get(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return writeJSON(a.stdout, d)
+			}
+			a.printDetail(d)
+			return nil
+		},
+	}
+}
+
+func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return hub.ServerDetail{}, err
+	}
+	if addr, ok := readServeState(cfg.Path); ok {
+		var d hub.ServerDetail
+		if err := getJSON(ctx, "http://"+addr+gateway.ServersPath+name, &d); err == nil {
+			return d, nil
+		}
+	}
+	s, ok := cfg.Servers[name]
+	if !ok {
+		return hub.ServerDetail{}, fmt.Errorf("no server named %q in %s; see `weft mcp list`", name, cfg.Path)
+	}
+	h := a.checkHub(cfg)
+	defer h.Close(context.Background())
+	_, _ = h.Add(ctx, s)
+	return h.Detail(name)
+}
+
+func (a *app) printDetail(d hub.ServerDetail) {
+	fmt.Fprintf(a.stdout, "%s (%s %s): %s\n", d.Name, d.Transport, d.Target, d.Status)
+	if d.ServerName != "" {
+		fmt.Fprintf(a.stdout, "  server: %s %s, protocol %s\n", d.ServerName, d.ServerVersion, d.ProtocolVersion)
+	}
+	if d.LastError != "" {
+		fmt.Fprintf(a.stdout, "  last error: %s\n", d.LastError)
+	}
+	fmt.Fprintf(a.stdout, "  tools (%d):\n", len(d.ExposedTools))
+	for _, t := range d.ExposedTools {
+		note := ""
+		if !t.Listed {
+			note = "  (search only)"
+		}
+		fmt.Fprintf(a.stdout, "    %s%s\n", t.Name, note)
+	}
+	printNames(a.stdout, "resources", d.ResourceURIs)
+	printNames(a.stdout, "resource templates", d.TemplateURIs)
+	printNames(a.stdout, "prompts", d.PromptNames)
+}
+
+func printNames(w io.Writer, what string, names []string) {
+	fmt.Fprintf(w, "  %s (%d):\n", what, len(names))
+	for _, n := range names {
+		fmt.Fprintf(w, "    %s\n", n)
+	}
+}
+
+func getJSON(ctx context.Context, url string, v any) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// quietLogger keeps health checks from flooding the terminal with the
+// upstreams' stderr; warnings still show.
+func (a *app) quietLogger() *slog.Logger {
+	if a.logLevel == "debug" {
+		return a.logger
+	}
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+}

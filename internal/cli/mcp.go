@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/gateway"
+	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/upstream"
+)
+
+func (a *app) mcpCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "mcp", Short: "Manage the MCP servers weft connects to"}
+	cmd.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
+	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(), a.mcpImportCommand())
+	return cmd
+}
+
+func (a *app) mcpAddCommand() *cobra.Command {
+	var envs, headers []string
+	var typ, prefix string
+	var timeoutMS int
+	var noVerify bool
+	cmd := &cobra.Command{
+		Use:   "add NAME TARGET [-- ARGS...]",
+		Short: "Add a server: connect to it, then record it in weft.toml",
+		Example: "  weft mcp add everything npx -- -y @modelcontextprotocol/server-everything\n" +
+			"  weft mcp add remote https://example.com/mcp --header 'Authorization:Bearer ${TOKEN}'",
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s := &config.Server{Name: args[0], Target: args[1], Args: args[2:], Type: typ, TimeoutMS: timeoutMS}
+			if cmd.Flags().Changed("prefix") {
+				s.Prefix = &prefix
+			}
+			var err error
+			if s.Env, err = parsePairs(envs, "=", "--env"); err != nil {
+				return err
+			}
+			if s.Headers, err = parsePairs(headers, ":", "--header"); err != nil {
+				return err
+			}
+			return a.mcpAdd(cmd.Context(), s, noVerify)
+		},
+	}
+	cmd.Flags().StringArrayVar(&envs, "env", nil, "environment variable K=V for a stdio server (repeatable; ${VAR} is expanded at connect time)")
+	cmd.Flags().StringArrayVar(&headers, "header", nil, "HTTP header K:V for a remote server (repeatable)")
+	cmd.Flags().StringVar(&typ, "type", "", "transport: stdio, http or sse (default: http for http(s):// targets, else stdio)")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "namespace for its tools instead of NAME (\"\" for none)")
+	cmd.Flags().IntVar(&timeoutMS, "timeout-ms", 0, "per-request timeout in ms (default 30000)")
+	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "record the server without connecting to it first")
+	return cmd
+}
+
+func parsePairs(items []string, sep, flag string) (map[string]string, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, it := range items {
+		k, v, ok := strings.Cut(it, sep)
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s %q: expected KEY%sVALUE", flag, it, sep)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	if _, exists := cfg.Servers[s.Name]; exists {
+		return fmt.Errorf("a server named %q already exists in %s; remove it first or choose another name", s.Name, cfg.Path)
+	}
+	s.Source = cfg.Path
+	if err := normalise(s); err != nil {
+		return err
+	}
+	warnings, err := s.Validate(config.ValidateOptions{BlockPrivateURLs: cfg.Security.BlockPrivateURLs})
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		a.logger.Warn(w)
+	}
+	tools := -1
+	if !noVerify {
+		if tools, err = a.probe(ctx, cfg, s); err != nil {
+			return fmt.Errorf("could not add %s: %w (nothing was written; use --no-verify to record it anyway)", s.Name, err)
+		}
+	}
+	if err := config.AddServer(cfg.Path, s); err != nil {
+		return err
+	}
+	if tools >= 0 {
+		fmt.Fprintf(a.stdout, "Added MCP server '%s' with %d tools to %s\n", s.Name, tools, cfg.Path)
+	} else {
+		fmt.Fprintf(a.stdout, "Added MCP server '%s' to %s (not verified)\n", s.Name, cfg.Path)
+	}
+	return nil
+}
+
+// normalise fills in the transport from the target, as loading would.
+func normalise(s *config.Server) error {
+	if s.Type == "" {
+		s.Type = config.TransportStdio
+		if strings.HasPrefix(s.Target, "http://") || strings.HasPrefix(s.Target, "https://") {
+			s.Type = config.TransportHTTP
+		}
+	}
+	return nil
+}
+
+// probe connects to s once and returns how many tools it lists.
+func (a *app) probe(ctx context.Context, cfg *config.Config, s *config.Server) (int, error) {
+	h := a.checkHub(cfg)
+	defer h.Close(context.Background())
+	st, err := h.Add(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	return st.Tools, nil
+}
+
+// checkHub is a throwaway hub for health checks.
+func (a *app) checkHub(cfg *config.Config) *hub.Hub {
+	return hub.New(hub.Options{
+		Logger:       a.quietLogger(),
+		Separator:    cfg.Gateway.Separator,
+		MaxTools:     cfg.Limits.MaxTools,
+		Reserved:     gateway.BuiltinNames,
+		DrainTimeout: time.Second,
+		Upstream:     upstream.Options{Logger: a.quietLogger(), MaxMessageBytes: cfg.Limits.MaxMessageBytes},
+	})
+}
+
+func (a *app) mcpRemoveCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Remove a server from weft.toml (a running weft drains it)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := config.ResolvePath(a.configFlag)
+			if err := config.RemoveServer(path, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Removed MCP server '%s' from %s\n", args[0], path)
+			return nil
+		},
+	}
+}
+
+func (a *app) mcpImportCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "Import servers from a .mcp.json or Claude Desktop config into weft.toml",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			servers, err := config.Import(args[0])
+			if err != nil {
+				return err
+			}
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+			var added, skipped []string
+			for _, s := range servers {
+				if _, exists := cfg.Servers[s.Name]; exists {
+					skipped = append(skipped, s.Name)
+					continue
+				}
+				if err := config.AddServer(cfg.Path, s); err != nil {
+					return err
+				}
+				added = append(added, s.Name)
+			}
+			fmt.Fprintf(a.stdout, "Imported %d servers into %s: %s\n", len(added), cfg.Path, strings.Join(added, ", "))
+			if len(skipped) > 0 {
+				fmt.Fprintf(a.stdout, "Skipped (already configured): %s\n", strings.Join(skipped, ", "))
+			}
+			return nil
+		},
+	}
+}

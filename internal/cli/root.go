@@ -1,0 +1,98 @@
+// Package cli wires weft's packages into the `weft` command.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/upstream"
+)
+
+// Version is weft's version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// app carries what every command shares.
+type app struct {
+	configFlag string
+	logLevel   string
+	jsonOut    bool
+	stdout     io.Writer
+	stderr     io.Writer
+	logger     *slog.Logger
+}
+
+// Main runs weft with args and returns the process exit code. Errors are
+// printed as one line on stderr.
+func Main(args []string) int {
+	a := &app{stdout: os.Stdout, stderr: os.Stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(a.stderr, "weft: "+oneLine(err))
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return 1
+	}
+	return 0
+}
+
+// exitError carries a specific exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "weft",
+		Short:         "Make many MCP servers work as one",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setupLogging()
+		},
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "weft.toml to use (default: $WEFT_CONFIG, ./weft.toml, ~/.weft/weft.toml)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	root.AddCommand(a.serveCommand(), a.mcpServerCommand(), a.mcpCommand())
+	return root
+}
+
+func (a *app) setupLogging() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
+	}
+	a.logger = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(a.logger)
+	upstream.Version = Version
+	return nil
+}
+
+// loadConfig reads the configuration the flags point to.
+func (a *app) loadConfig() (*config.Config, error) {
+	return config.Load(config.ResolvePath(a.configFlag))
+}

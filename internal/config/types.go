@@ -1,0 +1,96 @@
+// Package config loads, validates and edits weft's configuration: weft.toml and
+// the de-facto standard .mcp.json files beside it.
+package config
+
+import "time"
+
+// Transport kinds an upstream can use (SPEC G1).
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+)
+
+// Defaults used when the config file is silent.
+const (
+	DefaultListen          = "127.0.0.1:7777"
+	DefaultSeparator       = "__"
+	DefaultMaxTools        = 50
+	DefaultMaxMessageBytes = 16 << 20
+	DefaultTimeoutMS       = 30000
+	DefaultDrainTimeout    = 30 * time.Second
+	DefaultAutonomy        = AutonomySupervised
+)
+
+// Autonomy levels for servers managed by an AI through mcp_manage (SPEC S3).
+const (
+	AutonomyReadOnly   = "read_only"
+	AutonomySupervised = "supervised"
+	AutonomyFull       = "full"
+)
+
+// Pinning modes for tool definitions (SPEC S5). The empty string means strict.
+const (
+	PinningStrict = "strict"
+	PinningWarn   = "warn"
+)
+
+// Config is the whole, merged configuration weft runs with.
+type Config struct {
+	// Path is the weft.toml this config was read from; edits go there. It may
+	// name a file that does not exist yet.
+	Path     string
+	Gateway  Gateway
+	Limits   Limits
+	Security Security
+	// Servers holds every upstream by name: weft.toml entries, plus .mcp.json
+	// entries whose names weft.toml does not use.
+	Servers map[string]*Server
+	// Warnings are non-fatal findings of Load (for example a server URL that
+	// points to a private address while security.block_private_urls is off).
+	Warnings []string
+}
+
+// Gateway configures weft's own MCP face ([gateway]).
+type Gateway struct {
+	Listen    string `toml:"listen"`    // host:port for `weft serve`
+	Separator string `toml:"separator"` // between namespace and item name
+}
+
+// Limits bounds what weft exposes and accepts ([limits]).
+type Limits struct {
+	MaxTools        int `toml:"max_tools"`
+	MaxMessageBytes int `toml:"max_message_bytes"`
+}
+
+// Security holds the [security] table.
+type Security struct {
+	BlockPrivateURLs bool `toml:"block_private_urls"`
+	// Autonomy is read_only, supervised (default) or full (SPEC S3).
+	Autonomy string `toml:"autonomy"`
+	// Pinning is strict (default) or warn (SPEC S5).
+	Pinning string `toml:"pinning"`
+	// HTTPTokenEnv names the environment variable holding the bearer token
+	// required when the HTTP face binds a non-loopback address (SPEC S6).
+	HTTPTokenEnv string `toml:"http_token_env"`
+}
+
+// Server is one upstream MCP server ([tools.mcp_servers.NAME]).
+type Server struct {
+	Name            string            `toml:"-"`
+	Target          string            `toml:"target"`
+	Args            []string          `toml:"args,omitempty"`
+	Env             map[string]string `toml:"env,omitempty"`
+	Cwd             string            `toml:"cwd,omitempty"`
+	Type            string            `toml:"type,omitempty"`
+	Headers         map[string]string `toml:"headers,omitempty"`
+	TimeoutMS       int               `toml:"timeout_ms,omitempty"`
+	Enabled         *bool             `toml:"enabled,omitempty"`
+	Prefix          *string           `toml:"prefix,omitempty"`
+	AllowedTools    []string          `toml:"allowed_tools,omitempty"`
+	DeniedTools     []string          `toml:"denied_tools,omitempty"`
+	ProtocolVersion string            `toml:"protocol_version,omitempty"`
+	InheritEnv      bool              `toml:"inherit_env,omitempty"`
+	// Source is the file the entry came from (weft.toml or a .mcp.json).
+	Source string `toml:"-"`
+}

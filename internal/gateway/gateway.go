@@ -1,0 +1,188 @@
+// Package gateway is weft's MCP server face: it re-exposes the hub's catalog
+// over stdio and Streamable HTTP and routes every request to its upstream.
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// legacyVersions are the protocol versions the face negotiates. Newer
+// sessions forbid server-initiated requests, which weft needs in order to
+// relay an upstream's sampling, elicitation and roots requests to clients.
+var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Options configure the face.
+type Options struct {
+	Logger  *slog.Logger
+	Version string
+}
+
+// Gateway keeps an MCP server in step with the hub's catalog.
+type Gateway struct {
+	hub    *hub.Hub
+	logger *slog.Logger
+	server *mcp.Server
+
+	mu        sync.Mutex // serialises sync
+	tools     map[string][32]byte
+	prompts   map[string][32]byte
+	resources map[string][32]byte
+	templates map[string][32]byte
+}
+
+// BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
+var BuiltinNames = []string{searchToolName, callToolName}
+
+// New creates the face and subscribes it to catalog changes.
+func New(h *hub.Hub, opts Options) *Gateway {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	g := &Gateway{
+		hub: h, logger: opts.Logger,
+		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
+		resources: map[string][32]byte{}, templates: map[string][32]byte{},
+	}
+	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
+		Logger:       opts.Logger,
+		Instructions: "weft exposes the tools, resources and prompts of several MCP servers, each namespaced as <server>__<name>. Use weft__search_tools to find tools that are not listed.",
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Logging:   &mcp.LoggingCapabilities{},
+		},
+		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return g.hub.Complete(ctx, req.Params)
+		},
+		SupportedProtocolVersions: legacyVersions,
+	})
+	g.addBuiltins()
+	h.OnChange(g.sync)
+	g.sync(h.Catalog())
+	return g
+}
+
+// Server is the underlying MCP server, for transports to run.
+func (g *Gateway) Server() *mcp.Server { return g.server }
+
+// sync adds what is new or changed in cat and removes what is gone. The SDK
+// notifies clients of every add, so unchanged items are left alone.
+func (g *Gateway) sync(cat *hub.Catalog) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	keep := map[string]bool{}
+	for _, t := range cat.ListedTools() {
+		keep[t.Name] = true
+		if g.changed(g.tools, t.Name, t.Def) {
+			g.safely("tool "+t.Name, func() { g.server.AddTool(t.Def, g.forwardTool) })
+		}
+	}
+	g.server.RemoveTools(stale(g.tools, keep)...)
+
+	keep = map[string]bool{}
+	for _, p := range cat.Prompts {
+		keep[p.Name] = true
+		if g.changed(g.prompts, p.Name, p.Def) {
+			g.safely("prompt "+p.Name, func() { g.server.AddPrompt(p.Def, g.forwardPrompt) })
+		}
+	}
+	g.server.RemovePrompts(stale(g.prompts, keep)...)
+
+	keep = map[string]bool{}
+	for _, r := range cat.Resources {
+		keep[r.Def.URI] = true
+		if g.changed(g.resources, r.Def.URI, r.Def) {
+			g.safely("resource "+r.Def.URI, func() { g.server.AddResource(r.Def, g.forwardRead) })
+		}
+	}
+	g.server.RemoveResources(stale(g.resources, keep)...)
+
+	keep = map[string]bool{}
+	for _, t := range cat.Templates {
+		keep[t.Def.URITemplate] = true
+		if g.changed(g.templates, t.Def.URITemplate, t.Def) {
+			g.safely("template "+t.Def.URITemplate, func() { g.server.AddResourceTemplate(t.Def, g.forwardRead) })
+		}
+	}
+	g.server.RemoveResourceTemplates(stale(g.templates, keep)...)
+}
+
+// changed records def's hash under key and reports whether it differs from
+// what is registered.
+func (g *Gateway) changed(seen map[string][32]byte, key string, def any) bool {
+	b, err := json.Marshal(def)
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(b)
+	if prev, ok := seen[key]; ok && prev == sum {
+		return false
+	}
+	seen[key] = sum
+	return true
+}
+
+// stale returns and forgets the keys of seen not in keep.
+func stale(seen map[string][32]byte, keep map[string]bool) []string {
+	var out []string
+	for k := range seen {
+		if !keep[k] {
+			out = append(out, k)
+			delete(seen, k)
+		}
+	}
+	return out
+}
+
+// safely registers one item; the SDK panics on some malformed definitions,
+// and one bad upstream item must not take weft down.
+func (g *Gateway) safely(what string, add func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.logger.Warn("upstream item refused", "item", what, "reason", fmt.Sprint(r))
+		}
+	}()
+	add()
+}
+
+func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+	return toolResult(res, err)
+}
+
+// toolResult passes an upstream's protocol errors through unchanged and turns
+// weft's own failures (draining, disconnected, timeout) into a tool error the
+// model can read.
+func toolResult(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	if err == nil {
+		return res, nil
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) || errors.Is(err, hub.ErrUnknownTool) {
+		return nil, err
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "weft: " + err.Error()}}}, nil
+}
+
+func (g *Gateway) forwardPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return g.hub.GetPrompt(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+}
+
+func (g *Gateway) forwardRead(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	res, err := g.hub.ReadResource(ctx, sessionPeer{req.Session}, req.Params.URI, req.Params.Meta)
+	if errors.Is(err, hub.ErrUnknownURI) {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	return res, err
+}

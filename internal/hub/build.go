@@ -1,0 +1,87 @@
+package hub
+
+import (
+	"fmt"
+
+	"github.com/weft-dev/weft/internal/naming"
+	"github.com/weft-dev/weft/internal/upstream"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// source is one active server's contribution to a catalog build.
+type source struct {
+	name      string
+	namespace string
+	allowed   []string
+	denied    []string
+	inv       upstream.Inventory
+}
+
+// buildCatalog merges the sources, in order, into a new snapshot. Earlier
+// sources win every clash; reserved names (weft's built-ins) are never
+// shadowed.
+func buildCatalog(sources []source, sep string, maxTools int, reserved map[string]bool) *Catalog {
+	c := &Catalog{
+		tools:     map[string]*Tool{},
+		prompts:   map[string]*Prompt{},
+		resources: map[string]*Resource{},
+	}
+	for _, s := range sources {
+		for _, t := range s.inv.Tools {
+			if !toolAllowed(t.Name, s.allowed, s.denied) {
+				continue
+			}
+			name := naming.Join(s.namespace, sep, t.Name)
+			if reason := clash(name, reserved, c.tools); reason != "" {
+				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s skipped: %s", name, s.name, reason))
+				continue
+			}
+			def := *t
+			def.Name = name
+			tool := &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def}
+			tool.Listed = maxTools <= 0 || len(c.Tools) < maxTools
+			c.Tools = append(c.Tools, tool)
+			c.tools[name] = tool
+		}
+		for _, p := range s.inv.Prompts {
+			name := naming.Join(s.namespace, sep, p.Name)
+			if _, dup := c.prompts[name]; dup {
+				c.Clashes = append(c.Clashes, fmt.Sprintf("prompt %s of %s skipped: already used", name, s.name))
+				continue
+			}
+			def := *p
+			def.Name = name
+			prompt := &Prompt{Name: name, Server: s.name, Original: p.Name, Def: &def}
+			c.Prompts = append(c.Prompts, prompt)
+			c.prompts[name] = prompt
+		}
+		for _, r := range s.inv.Resources {
+			if prev, dup := c.resources[r.URI]; dup {
+				c.Clashes = append(c.Clashes, fmt.Sprintf("resource %s of %s skipped: served by %s", r.URI, s.name, prev.Server))
+				continue
+			}
+			res := &Resource{Server: s.name, Def: r}
+			c.Resources = append(c.Resources, res)
+			c.resources[r.URI] = res
+		}
+		for _, t := range s.inv.Templates {
+			m, err := uritemplate.New(t.URITemplate)
+			if err != nil {
+				c.Clashes = append(c.Clashes, fmt.Sprintf("template %s of %s skipped: %v", t.URITemplate, s.name, err))
+				continue
+			}
+			c.Templates = append(c.Templates, &Template{Server: s.name, Def: t, matcher: m})
+		}
+	}
+	return c
+}
+
+func clash(name string, reserved map[string]bool, seen map[string]*Tool) string {
+	if reserved[name] {
+		return "the name is a weft built-in"
+	}
+	if prev, ok := seen[name]; ok {
+		return "already exposed by " + prev.Server
+	}
+	return ""
+}

@@ -1,0 +1,151 @@
+package hub
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// Tool is an upstream tool as weft exposes it.
+type Tool struct {
+	Name     string    // exposed, namespaced name
+	Server   string    // upstream server name
+	Original string    // the upstream's own name
+	Def      *mcp.Tool // definition with Name set to the exposed name
+	Listed   bool      // within limits.max_tools; else reachable through search
+}
+
+// Prompt is an upstream prompt as weft exposes it.
+type Prompt struct {
+	Name     string
+	Server   string
+	Original string
+	Def      *mcp.Prompt
+}
+
+// Resource is an upstream resource; its URI is kept as the upstream gave it.
+type Resource struct {
+	Server string
+	Def    *mcp.Resource
+}
+
+// Template is an upstream resource template.
+type Template struct {
+	Server  string
+	Def     *mcp.ResourceTemplate
+	matcher *uritemplate.Template
+}
+
+// Catalog is an immutable snapshot of everything weft exposes from its
+// upstreams. A new snapshot replaces it whenever anything changes.
+type Catalog struct {
+	Tools     []*Tool
+	Prompts   []*Prompt
+	Resources []*Resource
+	Templates []*Template
+	// Clashes describes items skipped because another server or a built-in
+	// already uses the name or URI (first configured wins).
+	Clashes []string
+
+	tools     map[string]*Tool
+	prompts   map[string]*Prompt
+	resources map[string]*Resource
+}
+
+// Tool looks a tool up by its exposed name.
+func (c *Catalog) Tool(name string) (*Tool, bool) {
+	t, ok := c.tools[name]
+	return t, ok
+}
+
+// Prompt looks a prompt up by its exposed name.
+func (c *Catalog) Prompt(name string) (*Prompt, bool) {
+	p, ok := c.prompts[name]
+	return p, ok
+}
+
+// ResourceServer finds the server that serves uri: the one that listed it,
+// else the first whose template matches it.
+func (c *Catalog) ResourceServer(uri string) (string, bool) {
+	if r, ok := c.resources[uri]; ok {
+		return r.Server, true
+	}
+	for _, t := range c.Templates {
+		if t.matcher != nil && t.matcher.Regexp().MatchString(uri) {
+			return t.Server, true
+		}
+	}
+	return "", false
+}
+
+// ListedTools returns the tools within the cap, in catalog order.
+func (c *Catalog) ListedTools() []*Tool {
+	var out []*Tool
+	for _, t := range c.Tools {
+		if t.Listed {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Search returns up to limit tools whose name or description matches every
+// word of query (case-insensitive), best matches (name hits) first. An empty
+// query matches every tool.
+func (c *Catalog) Search(query string, limit int) []*Tool {
+	words := strings.Fields(strings.ToLower(query))
+	type hit struct {
+		t     *Tool
+		score int
+	}
+	var hits []hit
+	for _, t := range c.Tools {
+		name := strings.ToLower(t.Name)
+		desc := strings.ToLower(t.Def.Description)
+		score, ok := 0, true
+		for _, w := range words {
+			switch {
+			case strings.Contains(name, w):
+				score += 2
+			case strings.Contains(desc, w):
+				score++
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			hits = append(hits, hit{t, score})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	out := make([]*Tool, len(hits))
+	for i, h := range hits {
+		out[i] = h.t
+	}
+	return out
+}
+
+// toolAllowed applies a server's allowed/denied glob patterns (SPEC S4): a
+// denied match always hides; a non-empty allow list hides everything else.
+func toolAllowed(name string, allowed, denied []string) bool {
+	for _, p := range denied {
+		if ok, _ := path.Match(p, name); ok {
+			return false
+		}
+	}
+	if len(allowed) == 0 {
+		return true
+	}
+	for _, p := range allowed {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,59 @@
+package naming
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJoin(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	tests := []struct {
+		name, ns, item string
+		want           string // "" means: must be shortened
+	}{
+		{"plain", "everything", "echo", "everything__echo"},
+		{"empty namespace", "", "test_simple_text", "test_simple_text"},
+		{"dot in item", "fs", "read.file", ""},
+		{"colon in item", "fs", "read:file", ""},
+		{"too long", "srv", long, ""},
+		{"unicode", "srv", "héllo", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Join(tc.ns, "__", tc.item)
+			if !Valid(got) {
+				t.Fatalf("Join(%q,%q) = %q is not a legal name", tc.ns, tc.item, got)
+			}
+			if tc.want != "" && got != tc.want {
+				t.Fatalf("Join(%q,%q) = %q, want %q", tc.ns, tc.item, got, tc.want)
+			}
+			if tc.want == "" && got == tc.ns+"__"+tc.item {
+				t.Fatalf("Join(%q,%q) was not shortened", tc.ns, tc.item)
+			}
+			if again := Join(tc.ns, "__", tc.item); again != got {
+				t.Fatalf("Join is not deterministic: %q then %q", got, again)
+			}
+		})
+	}
+}
+
+func TestShortenKeepsLongNamesDistinct(t *testing.T) {
+	a := Join("srv", "__", strings.Repeat("x", 100)+"a")
+	b := Join("srv", "__", strings.Repeat("x", 100)+"b")
+	if a == b {
+		t.Fatalf("two distinct long names collapsed to %q", a)
+	}
+	if !strings.HasPrefix(a, "srv__xxx") {
+		t.Fatalf("shortened name %q lost its readable prefix", a)
+	}
+}
+
+func FuzzJoin(f *testing.F) {
+	f.Add("srv", "__", "tool")
+	f.Add("", ".", strings.Repeat("é", 90))
+	f.Fuzz(func(t *testing.T, ns, sep, item string) {
+		if got := Join(ns, sep, item); !Valid(got) {
+			t.Fatalf("Join(%q,%q,%q) = %q is not legal", ns, sep, item, got)
+		}
+	})
+}

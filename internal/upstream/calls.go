@@ -1,0 +1,142 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// listAll lists every kind of item the server has the capability for,
+// following pagination to the end, and replaces the inventory.
+func (c *Conn) listAll(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout())
+	defer cancel()
+	caps := c.info.Capabilities
+	var inv Inventory
+	var err error
+	if caps.Tools != nil {
+		if inv.Tools, err = collect(c.session.Tools(ctx, nil)); err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+	}
+	if caps.Resources != nil {
+		if inv.Resources, err = collect(c.session.Resources(ctx, nil)); err != nil {
+			return fmt.Errorf("resources/list: %w", err)
+		}
+		// Templates are optional even for servers with resources.
+		if inv.Templates, err = collect(c.session.ResourceTemplates(ctx, nil)); err != nil {
+			c.logger.Debug("resources/templates/list failed", "err", err)
+			inv.Templates = nil
+		}
+	}
+	if caps.Prompts != nil {
+		if inv.Prompts, err = collect(c.session.Prompts(ctx, nil)); err != nil {
+			return fmt.Errorf("prompts/list: %w", err)
+		}
+	}
+	c.mu.Lock()
+	c.inv = inv
+	c.mu.Unlock()
+	return nil
+}
+
+func collect[T any](seq func(func(*T, error) bool)) ([]*T, error) {
+	var out []*T
+	for item, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// markDirty asks for a re-list; a burst of notifications is one re-list.
+func (c *Conn) markDirty() {
+	select {
+	case c.relist <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Conn) relistLoop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.closing:
+			return
+		case <-c.relist:
+		}
+		err := c.listAll(c.life)
+		if err != nil {
+			c.logger.Warn("re-list after list_changed failed", "err", err)
+			continue
+		}
+		if c.opts.OnInventory != nil {
+			c.opts.OnInventory()
+		}
+	}
+}
+
+// CallTool calls the upstream tool name (its own, un-namespaced name) on
+// behalf of peer. The peer's progress token, when given, is replaced by one
+// weft mints so that progress is relayed to exactly this peer.
+func (c *Conn) CallTool(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
+	params := &mcp.CallToolParams{Name: name, Meta: cloneMeta(meta)}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	done := c.track(ctx, peer, params)
+	defer done()
+	return c.session.CallTool(context.WithValue(ctx, peerKey{}, peer), params)
+}
+
+// GetPrompt gets the upstream prompt name on behalf of peer.
+func (c *Conn) GetPrompt(ctx context.Context, peer Peer, name string, args map[string]string, meta mcp.Meta) (*mcp.GetPromptResult, error) {
+	params := &mcp.GetPromptParams{Name: name, Arguments: args, Meta: cloneMeta(meta)}
+	done := c.track(ctx, peer, params)
+	defer done()
+	return c.session.GetPrompt(context.WithValue(ctx, peerKey{}, peer), params)
+}
+
+// ReadResource reads uri on behalf of peer.
+func (c *Conn) ReadResource(ctx context.Context, peer Peer, uri string, meta mcp.Meta) (*mcp.ReadResourceResult, error) {
+	params := &mcp.ReadResourceParams{URI: uri, Meta: cloneMeta(meta)}
+	done := c.track(ctx, peer, params)
+	defer done()
+	return c.session.ReadResource(context.WithValue(ctx, peerKey{}, peer), params)
+}
+
+// Complete forwards a completion request.
+func (c *Conn) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	return c.session.Complete(ctx, params)
+}
+
+type progressParams interface {
+	GetProgressToken() any
+	SetProgressToken(any)
+}
+
+// track registers a call with the router and swaps in weft's progress token;
+// the peer's own token is kept to relay progress back under it.
+func (c *Conn) track(_ context.Context, peer Peer, p progressParams) func() {
+	token := p.GetProgressToken()
+	id, done := c.router.begin(peer, token)
+	if token != nil {
+		p.SetProgressToken(id)
+	}
+	return done
+}
+
+func cloneMeta(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(mcp.Meta, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

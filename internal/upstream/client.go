@@ -1,0 +1,161 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
+)
+
+// Version is what weft reports as its client version to upstreams.
+var Version = "dev"
+
+// client builds the SDK client whose handlers relay an upstream's
+// server-to-client traffic to the peer that caused it.
+func (c *Conn) client() *mcp.Client {
+	cl := mcp.NewClient(&mcp.Implementation{Name: "weft", Version: Version}, &mcp.ClientOptions{
+		Logger: c.logger,
+		Capabilities: &mcp.ClientCapabilities{
+			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		},
+		CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			peer, err := c.router.peerFor(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("sampling from %s: %w", c.cfg.Name, err)
+			}
+			return peer.CreateMessage(ctx, req.Params)
+		},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			peer, err := c.router.peerFor(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("elicitation from %s: %w", c.cfg.Name, err)
+			}
+			return peer.Elicit(ctx, req.Params)
+		},
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			call, ok := c.router.byToken(req.Params.ProgressToken)
+			if !ok || call.progressToken == nil {
+				return
+			}
+			p := *req.Params
+			p.ProgressToken = call.progressToken
+			if err := call.peer.NotifyProgress(ctx, &p); err != nil {
+				c.logger.Debug("relay progress", "err", err)
+			}
+		},
+		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+			c.logger.Debug("upstream log", "level", req.Params.Level, "logger", req.Params.Logger)
+			if peer, err := c.router.peerFor(ctx); err == nil {
+				_ = peer.Log(ctx, req.Params)
+			}
+		},
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.markDirty() },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.markDirty() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.markDirty() },
+	})
+	cl.AddReceivingMiddleware(c.rootsMiddleware)
+	return cl
+}
+
+// rootsMiddleware answers an upstream's roots/list with the roots of the
+// client whose call is in flight, instead of the SDK's static list.
+func (c *Conn) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "roots/list" {
+			return next(ctx, method, req)
+		}
+		peer, err := c.router.peerFor(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("roots from %s: %w", c.cfg.Name, err)
+		}
+		params, _ := req.GetParams().(*mcp.ListRootsParams)
+		return peer.ListRoots(ctx, params)
+	}
+}
+
+// transport builds the transport for the entry; for stdio it starts the child.
+func (c *Conn) transport() (mcp.Transport, *process, error) {
+	switch c.cfg.Type {
+	case config.TransportHTTP:
+		return &mcp.StreamableClientTransport{
+			Endpoint:     c.cfg.Target,
+			HTTPClient:   c.httpClient(),
+			MaxEventSize: c.opts.MaxMessageBytes,
+		}, nil, nil
+	case config.TransportSSE:
+		return &mcp.SSEClientTransport{
+			Endpoint:     c.cfg.Target,
+			HTTPClient:   c.httpClient(),
+			MaxEventSize: c.opts.MaxMessageBytes,
+		}, nil, nil
+	}
+	environ := c.opts.Environ
+	if environ == nil {
+		environ = environ0
+	}
+	declared := c.cfg.ExpandedEnv(getenv(environ()))
+	for k, v := range c.opts.ExtraEnv {
+		declared[k] = v
+	}
+	env := ChildEnv(environ(), declared, c.cfg.InheritEnv)
+	proc, err := startProcess(c.cfg.Target, c.cfg.Args, env, c.cfg.Cwd, c.logger)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect %s: %w", c.cfg.Name, err)
+	}
+	return &mcp.IOTransport{
+		Reader:        newLineFilter(proc.stdout, c.opts.MaxMessageBytes, c.logger),
+		Writer:        proc.stdin,
+		MaxLineLength: c.opts.MaxMessageBytes,
+	}, proc, nil
+}
+
+var environ0 = environ
+
+// getenv looks names up in an environment list.
+func getenv(env []string) func(string) string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				m[kv[:i]] = kv[i+1:]
+				break
+			}
+		}
+	}
+	return func(k string) string { return m[k] }
+}
+
+// httpClient sends the entry's headers on every request. It has no overall
+// timeout (that would cut streams); the response-header timeout stops an
+// upstream that accepts a request but never answers from blocking weft.
+func (c *Conn) httpClient() *http.Client {
+	base := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ResponseHeaderTimeout: c.cfg.Timeout(),
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	headers := c.cfg.ExpandedHeaders(getenv(environ0()))
+	return &http.Client{Transport: headerTransport{base: base, headers: headers}}
+}
+
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return t.base.RoundTrip(req)
+}

@@ -1,0 +1,241 @@
+// Package upstream connects weft to one upstream MCP server over stdio,
+// Streamable HTTP or SSE, keeps its inventory current and relays the
+// server-to-client traffic of each call to the client that caused it.
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
+)
+
+// LegacyProtocolVersion is the handshake weft falls back to when an upstream
+// does not answer the newest protocol's discovery request.
+const LegacyProtocolVersion = "2025-11-25"
+
+// DefaultProbeTimeout bounds the attempt with the newest protocol before weft
+// falls back to the legacy handshake.
+const DefaultProbeTimeout = 5 * time.Second
+
+// Options tune a connection. The zero value is usable.
+type Options struct {
+	Logger          *slog.Logger
+	MaxMessageBytes int
+	ProbeTimeout    time.Duration
+	// Environ is the environment stdio children are built from (default os.Environ).
+	Environ func() []string
+	// ExtraEnv is added to every stdio child's environment.
+	ExtraEnv map[string]string
+	// OnInventory is called after the inventory changed on the upstream's
+	// list_changed notification and was re-listed.
+	OnInventory func()
+	// OnClosed is called once if the session ends without Close (crash, drop).
+	OnClosed func(err error)
+}
+
+// Info describes the server at the other end, from its handshake.
+type Info struct {
+	Name            string
+	Version         string
+	Instructions    string
+	ProtocolVersion string
+	Capabilities    *mcp.ServerCapabilities
+}
+
+// Inventory is everything an upstream lists.
+type Inventory struct {
+	Tools     []*mcp.Tool
+	Resources []*mcp.Resource
+	Templates []*mcp.ResourceTemplate
+	Prompts   []*mcp.Prompt
+}
+
+// Conn is a live session with one upstream.
+type Conn struct {
+	cfg     *config.Server
+	opts    Options
+	logger  *slog.Logger
+	session *mcp.ClientSession
+	proc    *process // nil unless stdio
+	cancel  context.CancelFunc
+	router  *router
+	info    Info
+
+	mu  sync.RWMutex
+	inv Inventory
+
+	relist    chan struct{}
+	closing   chan struct{}
+	life      context.Context // ends when Close starts
+	endLife   context.CancelFunc
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+// Dial connects to the upstream described by cfg, completes the handshake and
+// lists everything it offers. ctx bounds the whole of it.
+func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = config.DefaultMaxMessageBytes
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	c := &Conn{
+		cfg:     cfg,
+		opts:    opts,
+		logger:  opts.Logger.With("server", cfg.Name),
+		router:  newRouter(),
+		relist:  make(chan struct{}, 1),
+		closing: make(chan struct{}),
+	}
+	c.life, c.endLife = context.WithCancel(context.Background())
+	if err := c.handshake(ctx); err != nil {
+		c.endLife()
+		return nil, err
+	}
+	if err := c.listAll(ctx); err != nil {
+		c.Close(context.Background())
+		return nil, fmt.Errorf("list %s: %w", cfg.Name, err)
+	}
+	c.wg.Add(2)
+	go c.relistLoop()
+	go c.watch()
+	return c, nil
+}
+
+// handshake connects with the newest protocol unless the entry pins one; an
+// upstream that does not answer the probe in time is retried with the legacy
+// handshake on a fresh transport.
+func (c *Conn) handshake(ctx context.Context) error {
+	if c.cfg.ProtocolVersion != "" {
+		return c.attempt(ctx, c.cfg.ProtocolVersion, 0)
+	}
+	err := c.attempt(ctx, "", c.opts.ProbeTimeout)
+	if !errors.Is(err, errProbeTimeout) {
+		return err
+	}
+	c.logger.Info("no answer to the newest protocol's discovery; retrying with the legacy handshake",
+		"probe", c.opts.ProbeTimeout)
+	return c.attempt(ctx, LegacyProtocolVersion, 0)
+}
+
+var errProbeTimeout = errors.New("probe timed out")
+
+// attempt runs one connect. The session's context must outlive the handshake
+// (SSE sessions and children die with it), so the handshake is bounded by a
+// timer that cancels it rather than by a derived deadline.
+func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration) error {
+	lifeCtx, cancel := context.WithCancel(context.Background())
+	var probed atomic.Bool
+	var timer *time.Timer
+	if probe > 0 {
+		timer = time.AfterFunc(probe, func() { probed.Store(true); cancel() })
+	}
+	stopOuter := context.AfterFunc(ctx, cancel)
+	transport, proc, err := c.transport()
+	if err != nil {
+		cancel()
+		stopOuter()
+		return err
+	}
+	cs, err := c.client().Connect(lifeCtx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	timedOut := timer != nil && !timer.Stop() && probed.Load()
+	stopped := stopOuter()
+	if err == nil && (timedOut || !stopped) {
+		_ = cs.Close()
+		err = context.Canceled
+	}
+	if err != nil {
+		cancel()
+		if proc != nil {
+			proc.stop(context.Background())
+		}
+		switch {
+		case timedOut:
+			return errProbeTimeout
+		case ctx.Err() != nil:
+			return fmt.Errorf("connect %s: %w", c.cfg.Name, ctx.Err())
+		case proc != nil && proc.exited():
+			return fmt.Errorf("connect %s: the command exited during the handshake (%v); check its stderr in weft's log", c.cfg.Name, proc.err)
+		}
+		return fmt.Errorf("connect %s: %w", c.cfg.Name, err)
+	}
+	c.session, c.proc, c.cancel = cs, proc, cancel
+	res := cs.InitializeResult()
+	c.info = Info{ProtocolVersion: res.ProtocolVersion, Instructions: res.Instructions, Capabilities: res.Capabilities}
+	if res.ServerInfo != nil {
+		c.info.Name, c.info.Version = res.ServerInfo.Name, res.ServerInfo.Version
+	}
+	if c.info.Capabilities == nil {
+		c.info.Capabilities = &mcp.ServerCapabilities{}
+	}
+	return nil
+}
+
+// watch notices a session that ends without Close and reports it once.
+func (c *Conn) watch() {
+	defer c.wg.Done()
+	err := c.session.Wait()
+	select {
+	case <-c.closing:
+		return
+	default:
+	}
+	if err == nil {
+		err = mcp.ErrConnectionClosed
+	}
+	if c.proc != nil && c.proc.exited() {
+		err = fmt.Errorf("process exited: %v", c.proc.err)
+	}
+	c.logger.Warn("upstream session ended", "err", err)
+	if c.opts.OnClosed != nil {
+		c.opts.OnClosed(err)
+	}
+}
+
+// Close ends the session and, for stdio, the child's whole process group.
+// It returns when both are gone or ctx ends.
+func (c *Conn) Close(ctx context.Context) {
+	c.closeOnce.Do(func() {
+		close(c.closing)
+		c.endLife()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = c.session.Close()
+		}()
+		if c.proc != nil {
+			c.proc.stop(ctx)
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+		c.cancel()
+	})
+	c.wg.Wait()
+}
+
+// Info returns what the server said about itself in the handshake.
+func (c *Conn) Info() Info { return c.info }
+
+// Inventory returns the current lists (shared; do not modify).
+func (c *Conn) Inventory() Inventory {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.inv
+}
+
+// Ping checks the session is alive.
+func (c *Conn) Ping(ctx context.Context) error { return c.session.Ping(ctx, nil) }

@@ -1,0 +1,127 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Peer is the downstream client on whose behalf weft calls an upstream. An
+// upstream's server-to-client traffic during that call (progress, logs,
+// sampling, elicitation, roots) is relayed to it.
+type Peer interface {
+	CreateMessage(ctx context.Context, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
+	Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	ListRoots(ctx context.Context, p *mcp.ListRootsParams) (*mcp.ListRootsResult, error)
+	NotifyProgress(ctx context.Context, p *mcp.ProgressNotificationParams) error
+	Log(ctx context.Context, p *mcp.LoggingMessageParams) error
+}
+
+// ErrNoPeer is returned to an upstream that asks for sampling, elicitation or
+// roots while no client is waiting on it.
+var ErrNoPeer = errors.New("no client is waiting on this server")
+
+type peerKey struct{}
+
+// progressGrace is how long a finished call's progress token stays mapped.
+const progressGrace = 2 * time.Second
+
+// call is one request in flight to the upstream on behalf of a peer.
+type call struct {
+	peer          Peer
+	progressToken any // the peer's own token, nil when it asked for none
+}
+
+// router correlates an upstream's server-to-client messages with the
+// downstream call that caused them. Progress is exact (weft mints its own
+// tokens); requests without a token go to the most recent call in flight,
+// which is exact whenever one client at a time uses the server.
+type router struct {
+	mu     sync.Mutex
+	next   int64
+	calls  map[int64]*call
+	recent []int64 // ids of calls in flight, oldest first
+}
+
+func newRouter() *router { return &router{calls: map[int64]*call{}} }
+
+// begin registers a call and returns weft's token for it and a func that
+// retires it.
+func (r *router) begin(peer Peer, progressToken any) (int64, func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	id := r.next
+	r.calls[id] = &call{peer: peer, progressToken: progressToken}
+	r.recent = append(r.recent, id)
+	return id, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		// Notifications sent just before the result may be handled after
+		// it: keep the token mapping a little longer.
+		time.AfterFunc(progressGrace, func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			delete(r.calls, id)
+		})
+		for i, v := range r.recent {
+			if v == id {
+				r.recent = append(r.recent[:i], r.recent[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// byToken finds the call that weft's progress token belongs to.
+func (r *router) byToken(token any) (*call, bool) {
+	id, ok := tokenID(token)
+	if !ok {
+		return nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.calls[id]
+	return c, ok
+}
+
+// peerFor picks the peer for a server-to-client request: the one carried in
+// ctx when the SDK links it to a call, else the newest call in flight.
+func (r *router) peerFor(ctx context.Context) (Peer, error) {
+	if p, ok := ctx.Value(peerKey{}).(Peer); ok && p != nil {
+		return p, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.recent) - 1; i >= 0; i-- {
+		if c := r.calls[r.recent[i]]; c != nil && c.peer != nil {
+			return c.peer, nil
+		}
+	}
+	return nil, ErrNoPeer
+}
+
+// tokenID converts a progress token as decoded from JSON back to weft's id.
+func tokenID(token any) (int64, bool) {
+	switch v := token.(type) {
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case float64:
+		if v != math.Trunc(v) {
+			return 0, false
+		}
+		return int64(v), true
+	case string:
+		var id int64
+		_, err := fmt.Sscanf(v, "%d", &id)
+		return id, err == nil
+	}
+	return 0, false
+}
