@@ -88,7 +88,7 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range mcpJSONPaths(path) {
+	for _, f := range MCPJSONPaths(path) {
 		servers, err := readMCPJSON(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -103,7 +103,7 @@ func Load(path string) (*Config, error) {
 			}
 		}
 	}
-	if err := cfg.validate(data); err != nil {
+	if err := cfg.validate(data, nil); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -251,9 +251,11 @@ func tableOf(key []string) string {
 	return ""
 }
 
-// mcpJSONPaths lists the .mcp.json files merged into a config read from
-// path, most important first, without duplicates.
-func mcpJSONPaths(path string) []string {
+// MCPJSONPaths lists the .mcp.json files Load merges into the config read
+// from path, first one winning on a name clash: the one beside weft.toml,
+// ./.mcp.json, then ~/.weft/.mcp.json, without duplicates. They may not
+// exist; a hot reload can watch them along with path.
+func MCPJSONPaths(path string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -275,11 +277,11 @@ func mcpJSONPaths(path string) []string {
 }
 
 // validate checks every server, collecting warnings; the first error (in
-// name order) wins. URL hosts are only looked up in DNS when
-// block_private_urls is on, since otherwise a private address is only a
-// warning.
-func (c *Config) validate(data []byte) error {
-	opts := ValidateOptions{BlockPrivateURLs: c.Security.BlockPrivateURLs}
+// name order) wins. URL hosts are only looked up (through resolve, nil for
+// DNS) when block_private_urls is on, since otherwise a private address is
+// only a warning.
+func (c *Config) validate(data []byte, resolve func(context.Context, string) ([]net.IP, error)) error {
+	opts := ValidateOptions{BlockPrivateURLs: c.Security.BlockPrivateURLs, Resolve: resolve}
 	if !opts.BlockPrivateURLs {
 		opts.Resolve = func(context.Context, string) ([]net.IP, error) { return nil, nil }
 	}

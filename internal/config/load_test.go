@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -301,5 +302,24 @@ func TestLoadWarningsAndBlocking(t *testing.T) {
 	writeFile(t, path, "[security]\nblock_private_urls = true\n\n[tools.mcp_servers.local]\ntarget = \"http://localhost:8080/mcp\"\n")
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "weft.toml:4:") || !strings.Contains(err.Error(), "block_private_urls") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestMCPJSONPaths(t *testing.T) {
+	dir := isolate(t)
+	home, _ := os.UserHomeDir()
+	homeJSON := filepath.Join(home, ".weft", ".mcp.json")
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{filepath.Join(dir, "weft.toml"), []string{filepath.Join(dir, ".mcp.json"), homeJSON}},
+		{"/etc/weft/weft.toml", []string{"/etc/weft/.mcp.json", ".mcp.json", homeJSON}},
+		{filepath.Join(home, ".weft", "weft.toml"), []string{homeJSON, ".mcp.json"}},
+	}
+	for _, tt := range tests {
+		if got := MCPJSONPaths(tt.path); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("MCPJSONPaths(%s) = %q, want %q", tt.path, got, tt.want)
+		}
 	}
 }
