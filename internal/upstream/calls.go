@@ -90,7 +90,7 @@ func (c *Conn) CallTool(ctx context.Context, peer Peer, name string, args json.R
 	}
 	done := c.track(ctx, peer, params)
 	defer done()
-	return c.session.CallTool(context.WithValue(ctx, peerKey{}, peer), params)
+	return c.session.CallTool(withPeer(ctx, peer), params)
 }
 
 // GetPrompt gets the upstream prompt name on behalf of peer.
@@ -98,7 +98,7 @@ func (c *Conn) GetPrompt(ctx context.Context, peer Peer, name string, args map[s
 	params := &mcp.GetPromptParams{Name: name, Arguments: args, Meta: cloneMeta(meta)}
 	done := c.track(ctx, peer, params)
 	defer done()
-	return c.session.GetPrompt(context.WithValue(ctx, peerKey{}, peer), params)
+	return c.session.GetPrompt(withPeer(ctx, peer), params)
 }
 
 // ReadResource reads uri on behalf of peer.
@@ -106,7 +106,7 @@ func (c *Conn) ReadResource(ctx context.Context, peer Peer, uri string, meta mcp
 	params := &mcp.ReadResourceParams{URI: uri, Meta: cloneMeta(meta)}
 	done := c.track(ctx, peer, params)
 	defer done()
-	return c.session.ReadResource(context.WithValue(ctx, peerKey{}, peer), params)
+	return c.session.ReadResource(withPeer(ctx, peer), params)
 }
 
 // Complete forwards a completion request.

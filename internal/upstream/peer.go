@@ -28,6 +28,14 @@ var ErrNoPeer = errors.New("no client is waiting on this server")
 
 type peerKey struct{}
 
+// peerBox carries the peer in a context so that "no peer" (nil) stays
+// distinguishable from "not linked to a call".
+type peerBox struct{ peer Peer }
+
+func withPeer(ctx context.Context, p Peer) context.Context {
+	return context.WithValue(ctx, peerKey{}, peerBox{p})
+}
+
 // progressGrace is how long a finished call's progress token stays mapped.
 const progressGrace = 2 * time.Second
 
@@ -93,8 +101,13 @@ func (r *router) byToken(token any) (*call, bool) {
 // peerFor picks the peer for a server-to-client request: the one carried in
 // ctx when the SDK links it to a call, else the newest call in flight.
 func (r *router) peerFor(ctx context.Context) (Peer, error) {
-	if p, ok := ctx.Value(peerKey{}).(Peer); ok && p != nil {
-		return p, nil
+	if box, ok := ctx.Value(peerKey{}).(peerBox); ok {
+		// The request is linked to a call: never hand it to another
+		// client's call, even when this one has no client (plans, agent).
+		if box.peer == nil {
+			return nil, ErrNoPeer
+		}
+		return box.peer, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
