@@ -22,6 +22,7 @@ type fileConfig struct {
 	Gateway  Gateway  `toml:"gateway"`
 	Limits   Limits   `toml:"limits"`
 	Security Security `toml:"security"`
+	Breaker  Breaker  `toml:"breaker"`
 	Tools    struct {
 		MCPServers map[string]*Server `toml:"mcp_servers"`
 	} `toml:"tools"`
@@ -29,13 +30,14 @@ type fileConfig struct {
 
 // knownKeys lists the keys of each table, for unknown-key messages.
 var knownKeys = map[string]string{
-	"":         "gateway, limits, security, tools",
+	"":         "gateway, limits, security, breaker, tools",
+	"breaker":  "failure_threshold, reset_timeout",
 	"gateway":  "listen, separator",
-	"limits":   "max_tools, max_message_bytes",
+	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
 	"security": "block_private_urls, autonomy, pinning, http_token_env",
 	"tools":    "mcp_servers",
 	"server": "target, args, env, cwd, type, headers, timeout_ms, enabled, prefix, allowed_tools, " +
-		"denied_tools, protocol_version, inherit_env",
+		"denied_tools, protocol_version, inherit_env, max_concurrent_calls, failure_threshold, reset_timeout",
 }
 
 // ResolvePath finds weft.toml (SPEC G6): the --config value if non-empty,
@@ -64,8 +66,11 @@ func ResolvePath(explicit string) string {
 // otherwise: default gateway and limits, no servers.
 func Default() *Config {
 	return &Config{
-		Gateway:  Gateway{Listen: DefaultListen, Separator: DefaultSeparator},
-		Limits:   Limits{MaxTools: DefaultMaxTools, MaxMessageBytes: DefaultMaxMessageBytes},
+		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator},
+		Limits: Limits{MaxTools: DefaultMaxTools, MaxMessageBytes: DefaultMaxMessageBytes,
+			MaxConcurrentCalls: DefaultMaxConcurrentCalls, DrainTimeout: Duration(DefaultDrainTimeout),
+			PingInterval: Duration(DefaultPingInterval)},
+		Breaker:  Breaker{FailureThreshold: DefaultFailureThreshold, ResetTimeout: Duration(DefaultResetTimeout)},
 		Security: Security{Autonomy: DefaultAutonomy, Pinning: PinningStrict},
 		Servers:  map[string]*Server{},
 	}
@@ -141,6 +146,9 @@ func parse(data []byte, path string) (*Config, error) {
 		return nil, invalidf("%s: limits.max_message_bytes is %d; use a positive number (0 means the default %d)", path, l.MaxMessageBytes, DefaultMaxMessageBytes)
 	case l.MaxMessageBytes > 0:
 		cfg.Limits.MaxMessageBytes = l.MaxMessageBytes
+	}
+	if err := applyReliability(cfg, &fc, path); err != nil {
+		return nil, err
 	}
 	cfg.Security.BlockPrivateURLs = sec.BlockPrivateURLs
 	cfg.Security.HTTPTokenEnv = sec.HTTPTokenEnv

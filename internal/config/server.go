@@ -176,6 +176,9 @@ func (s *Server) Fingerprint() string {
 		Prefix          *string           `json:"p"`
 		Allowed         []string          `json:"al"`
 		Denied          []string          `json:"de"`
+		MaxConcurrent   int               `json:"mc,omitempty"`
+		Failures        int               `json:"ft,omitempty"`
+		Reset           Duration          `json:"rt,omitempty"`
 	}
 	b, _ := json.Marshal(fp{
 		Target:          s.Target,
@@ -190,6 +193,9 @@ func (s *Server) Fingerprint() string {
 		Prefix:          s.Prefix,
 		Allowed:         emptyNil(s.AllowedTools),
 		Denied:          emptyNil(s.DeniedTools),
+		MaxConcurrent:   s.MaxConcurrentCalls,
+		Failures:        s.FailureThreshold,
+		Reset:           s.ResetTimeout,
 	})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])

@@ -43,6 +43,7 @@ type Config struct {
 	Gateway  Gateway
 	Limits   Limits
 	Security Security
+	Breaker  Breaker
 	// Servers holds every upstream by name: weft.toml entries, plus .mcp.json
 	// entries whose names weft.toml does not use.
 	Servers map[string]*Server
@@ -61,6 +62,13 @@ type Gateway struct {
 type Limits struct {
 	MaxTools        int `toml:"max_tools"`
 	MaxMessageBytes int `toml:"max_message_bytes"`
+	// MaxConcurrentCalls bounds calls in flight across all servers (SPEC R2).
+	MaxConcurrentCalls int `toml:"max_concurrent_calls"`
+	// DrainTimeout bounds the wait for in-flight calls on remove (SPEC G7).
+	DrainTimeout Duration `toml:"drain_timeout"`
+	// PingInterval is how often each upstream is pinged to detect a hung
+	// connection (SPEC R4).
+	PingInterval Duration `toml:"ping_interval"`
 }
 
 // Security holds the [security] table.
@@ -91,6 +99,11 @@ type Server struct {
 	DeniedTools     []string          `toml:"denied_tools,omitempty"`
 	ProtocolVersion string            `toml:"protocol_version,omitempty"`
 	InheritEnv      bool              `toml:"inherit_env,omitempty"`
+	// MaxConcurrentCalls bounds this server's calls in flight (0: no own limit).
+	MaxConcurrentCalls int `toml:"max_concurrent_calls,omitempty"`
+	// FailureThreshold and ResetTimeout override [breaker] for this server.
+	FailureThreshold int      `toml:"failure_threshold,omitempty"`
+	ResetTimeout     Duration `toml:"reset_timeout,omitempty"`
 	// Source is the file the entry came from (weft.toml or a .mcp.json).
 	Source string `toml:"-"`
 }
