@@ -84,7 +84,7 @@ func (c *Conn) relistLoop() {
 // behalf of peer. The peer's progress token, when given, is replaced by one
 // weft mints so that progress is relayed to exactly this peer.
 func (c *Conn) CallTool(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
-	params := &mcp.CallToolParams{Name: name, Meta: cloneMeta(meta)}
+	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(meta)}
 	if len(args) > 0 {
 		params.Arguments = args
 	}
@@ -95,7 +95,7 @@ func (c *Conn) CallTool(ctx context.Context, peer Peer, name string, args json.R
 
 // GetPrompt gets the upstream prompt name on behalf of peer.
 func (c *Conn) GetPrompt(ctx context.Context, peer Peer, name string, args map[string]string, meta mcp.Meta) (*mcp.GetPromptResult, error) {
-	params := &mcp.GetPromptParams{Name: name, Arguments: args, Meta: cloneMeta(meta)}
+	params := &mcp.GetPromptParams{Name: name, Arguments: args, Meta: c.requestMeta(meta)}
 	done := c.track(ctx, peer, params)
 	defer done()
 	return c.session.GetPrompt(withPeer(ctx, peer), params)
@@ -103,7 +103,7 @@ func (c *Conn) GetPrompt(ctx context.Context, peer Peer, name string, args map[s
 
 // ReadResource reads uri on behalf of peer.
 func (c *Conn) ReadResource(ctx context.Context, peer Peer, uri string, meta mcp.Meta) (*mcp.ReadResourceResult, error) {
-	params := &mcp.ReadResourceParams{URI: uri, Meta: cloneMeta(meta)}
+	params := &mcp.ReadResourceParams{URI: uri, Meta: c.requestMeta(meta)}
 	done := c.track(ctx, peer, params)
 	defer done()
 	return c.session.ReadResource(withPeer(ctx, peer), params)
@@ -121,9 +121,9 @@ type progressParams interface {
 
 // track registers a call with the router and swaps in weft's progress token;
 // the peer's own token is kept to relay progress back under it.
-func (c *Conn) track(_ context.Context, peer Peer, p progressParams) func() {
+func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) func() {
 	token := p.GetProgressToken()
-	id, done := c.router.begin(peer, token)
+	id, done := c.router.begin(ctx, peer, token)
 	if token != nil {
 		p.SetProgressToken(id)
 	}

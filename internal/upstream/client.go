@@ -18,7 +18,9 @@ var Version = "dev"
 // server-to-client traffic to the peer that caused it.
 func (c *Conn) client() *mcp.Client {
 	cl := mcp.NewClient(&mcp.Implementation{Name: "weft", Version: Version}, &mcp.ClientOptions{
-		Logger: c.logger,
+		Logger:                    c.logger,
+		KeepAlive:                 c.opts.KeepAlive,
+		KeepAliveFailureThreshold: 2,
 		Capabilities: &mcp.ClientCapabilities{
 			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
@@ -39,20 +41,17 @@ func (c *Conn) client() *mcp.Client {
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			call, ok := c.router.byToken(req.Params.ProgressToken)
-			if !ok || call.progressToken == nil {
+			if !ok || call.progressToken == nil || call.peer == nil {
 				return
 			}
 			p := *req.Params
 			p.ProgressToken = call.progressToken
-			if err := call.peer.NotifyProgress(ctx, &p); err != nil {
+			if err := relay(ctx, call, func(ctx context.Context) error { return call.peer.NotifyProgress(ctx, &p) }); err != nil {
 				c.logger.Debug("relay progress", "err", err)
 			}
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			c.logger.Debug("upstream log", "level", req.Params.Level, "logger", req.Params.Logger)
-			if peer, err := c.router.peerFor(ctx); err == nil {
-				_ = peer.Log(ctx, req.Params)
-			}
+			c.relayLog(ctx, req.Params)
 		},
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.markDirty() },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.markDirty() },

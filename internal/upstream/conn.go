@@ -36,8 +36,12 @@ type Options struct {
 	// OnInventory is called after the inventory changed on the upstream's
 	// list_changed notification and was re-listed.
 	OnInventory func()
-	// OnClosed is called once if the session ends without Close (crash, drop).
-	OnClosed func(err error)
+	// OnClosed is called once, with the connection, if the session ends
+	// without Close (crash, drop, failed keepalive pings).
+	OnClosed func(c *Conn, err error)
+	// KeepAlive is the interval of pings that detect a hung upstream; two
+	// missed pings end the session (0: no pings).
+	KeepAlive time.Duration
 }
 
 // Info describes the server at the other end, from its handshake.
@@ -104,6 +108,7 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 		c.endLife()
 		return nil, err
 	}
+	c.enableLogs(ctx)
 	if err := c.listAll(ctx); err != nil {
 		c.Close(context.Background())
 		return nil, fmt.Errorf("list %s: %w", cfg.Name, err)
@@ -200,7 +205,7 @@ func (c *Conn) watch() {
 	}
 	c.logger.Warn("upstream session ended", "err", err)
 	if c.opts.OnClosed != nil {
-		c.opts.OnClosed(err)
+		c.opts.OnClosed(c, err)
 	}
 }
 

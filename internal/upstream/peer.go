@@ -43,6 +43,11 @@ const progressGrace = 2 * time.Second
 type call struct {
 	peer          Peer
 	progressToken any // the peer's own token, nil when it asked for none
+	// ctx carries the values of the peer's own request (never its
+	// cancellation): relayed notifications are sent in it, so that they
+	// travel with that request (on Streamable HTTP, on its stream).
+	ctx  context.Context
+	done bool // the upstream answered; kept for trailing notifications
 }
 
 // router correlates an upstream's server-to-client messages with the
@@ -58,18 +63,20 @@ type router struct {
 
 func newRouter() *router { return &router{calls: map[int64]*call{}} }
 
-// begin registers a call and returns weft's token for it and a func that
-// retires it.
-func (r *router) begin(peer Peer, progressToken any) (int64, func()) {
+// begin registers a call made in ctx and returns weft's token for it and a
+// func that retires it.
+func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64, func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
 	id := r.next
-	r.calls[id] = &call{peer: peer, progressToken: progressToken}
+	c := &call{peer: peer, progressToken: progressToken, ctx: context.WithoutCancel(ctx)}
+	r.calls[id] = c
 	r.recent = append(r.recent, id)
 	return id, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		c.done = true
 		// Notifications sent just before the result may be handled after
 		// it: keep the token mapping a little longer.
 		time.AfterFunc(progressGrace, func() {
