@@ -73,9 +73,9 @@ func (a *app) printListing(l listing) {
 		return
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tLAST ERROR")
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tBREAKER\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tLAST ERROR")
 	for _, s := range l.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.Transport, s.Status, s.Tools,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.Transport, s.Status, breakerCell(s), s.Tools,
 			s.Resources, s.Prompts, s.InFlight, truncate(s.Target, 40), truncate(s.LastError, 60))
 	}
 	_ = tw.Flush()
@@ -134,8 +134,12 @@ func (a *app) printDetail(d hub.ServerDetail) {
 	if d.ServerName != "" {
 		fmt.Fprintf(a.stdout, "  server: %s %s, protocol %s\n", d.ServerName, d.ServerVersion, d.ProtocolVersion)
 	}
+	fmt.Fprintf(a.stdout, "  breaker: %s\n", breakerCell(d.ServerStatus))
 	if d.LastError != "" {
 		fmt.Fprintf(a.stdout, "  last error: %s\n", d.LastError)
+	}
+	if !d.NextRetry.IsZero() {
+		fmt.Fprintf(a.stdout, "  next reconnect: %s (attempt %d)\n", d.NextRetry.Format(time.RFC3339), d.Reconnects+1)
 	}
 	fmt.Fprintf(a.stdout, "  tools (%d):\n", len(d.ExposedTools))
 	for _, t := range d.ExposedTools {
@@ -195,4 +199,16 @@ func (a *app) quietLogger() *slog.Logger {
 		return a.logger
 	}
 	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+}
+
+// breakerCell shows the breaker state, with the consecutive failures that
+// count towards opening it when there are any.
+func breakerCell(s hub.ServerStatus) string {
+	if s.Breaker == "" {
+		return "-"
+	}
+	if s.Failures > 0 {
+		return fmt.Sprintf("%s (%d failures)", s.Breaker, s.Failures)
+	}
+	return string(s.Breaker)
 }

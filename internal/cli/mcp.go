@@ -9,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
-	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
-	"github.com/weft-dev/weft/internal/upstream"
 )
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -132,14 +130,10 @@ func (a *app) probe(ctx context.Context, cfg *config.Config, s *config.Server) (
 
 // checkHub is a throwaway hub for health checks.
 func (a *app) checkHub(cfg *config.Config) *hub.Hub {
-	return hub.New(hub.Options{
-		Logger:       a.quietLogger(),
-		Separator:    cfg.Gateway.Separator,
-		MaxTools:     cfg.Limits.MaxTools,
-		Reserved:     gateway.BuiltinNames,
-		DrainTimeout: time.Second,
-		Upstream:     upstream.Options{Logger: a.quietLogger(), MaxMessageBytes: cfg.Limits.MaxMessageBytes},
-	})
+	opts := hubOptions(cfg, a.quietLogger())
+	opts.DrainTimeout = time.Second
+	opts.Upstream.KeepAlive = 0 // a health check ends long before a ping
+	return hub.New(opts)
 }
 
 func (a *app) mcpRemoveCommand() *cobra.Command {

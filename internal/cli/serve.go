@@ -12,7 +12,6 @@ import (
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
-	"github.com/weft-dev/weft/internal/upstream"
 )
 
 // shutdownGrace bounds how long weft drains calls when asked to stop.
@@ -32,13 +31,7 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := hub.New(hub.Options{
-		Logger:    a.logger,
-		Separator: cfg.Gateway.Separator,
-		MaxTools:  cfg.Limits.MaxTools,
-		Reserved:  gateway.BuiltinNames,
-		Upstream:  upstream.Options{Logger: a.logger, MaxMessageBytes: cfg.Limits.MaxMessageBytes},
-	})
+	h := hub.New(hubOptions(cfg, a.logger))
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version})
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
@@ -108,9 +101,10 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	return nil
 }
 
-// announce tells the user where weft listens and what to do next.
+// announce tells the user what weft serves and what to do next; the
+// "listening on" line comes last, so whoever waits for it has seen the rest.
 func (a *app) announce(rt *runtime, addr string) {
-	fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
+	defer fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
 	servers := rt.hub.List()
 	if len(servers) == 0 {
 		fmt.Fprintf(a.stderr, "No MCP servers configured yet (config: %s). Add one, and this weft picks it up:\n", rt.cfg.Path)

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"sort"
 	"sync"
 
 	"github.com/weft-dev/weft/internal/config"
@@ -16,8 +17,9 @@ type ApplyResult struct {
 
 // Apply makes the running set of servers match cfg: new servers are added,
 // removed ones drained, changed ones (any connection-relevant field differs)
-// drained and re-added, unchanged ones left alone. Connections are made in
-// parallel; a server that fails to connect does not stop the others.
+// swapped (new connection first, old one drained, see Swap), unchanged ones
+// left alone. Everything runs in parallel; a server that fails to connect
+// does not stop the others.
 func (h *Hub) Apply(ctx context.Context, servers map[string]*config.Server) ApplyResult {
 	res := ApplyResult{Failed: map[string]error{}}
 	want := map[string]*config.Server{}
@@ -26,45 +28,57 @@ func (h *Hub) Apply(ctx context.Context, servers map[string]*config.Server) Appl
 			want[name] = s
 		}
 	}
-	var toAdd []*config.Server
-	var toRemove []string
+	var toAdd, toSwap, toRemove []string
+	running := map[string]bool{}
 	for _, name := range h.Names() {
+		running[name] = true
 		cur, _ := h.Config(name)
 		next, ok := want[name]
 		switch {
 		case !ok:
 			toRemove = append(toRemove, name)
-			res.Removed = append(res.Removed, name)
 		case cur.Fingerprint() != next.Fingerprint():
-			toRemove = append(toRemove, name)
-			toAdd = append(toAdd, next)
-			res.Changed = append(res.Changed, name)
+			toSwap = append(toSwap, name)
 		default:
 			res.Unchanged = append(res.Unchanged, name)
 		}
-		delete(want, name)
 	}
-	for _, s := range want {
-		toAdd = append(toAdd, s)
-		res.Added = append(res.Added, s.Name)
-	}
-	var mu sync.Mutex
-	h.parallel(toRemove, func(name string) {
-		_ = h.Remove(ctx, name)
-	})
-	adds := make([]string, len(toAdd))
-	byName := map[string]*config.Server{}
-	for i, s := range toAdd {
-		adds[i] = s.Name
-		byName[s.Name] = s
-	}
-	h.parallel(adds, func(name string) {
-		if _, err := h.Add(ctx, byName[name]); err != nil {
-			mu.Lock()
-			res.Failed[name] = err
-			mu.Unlock()
+	for name := range want {
+		if !running[name] {
+			toAdd = append(toAdd, name)
 		}
-	})
+	}
+	sort.Strings(toAdd)
+	res.Added, res.Removed, res.Changed = toAdd, toRemove, toSwap
+	var mu sync.Mutex
+	fail := func(name string, err error) {
+		mu.Lock()
+		res.Failed[name] = err
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		h.parallel(toRemove, func(name string) { _ = h.Remove(ctx, name) })
+	}()
+	go func() {
+		defer wg.Done()
+		h.parallel(toSwap, func(name string) {
+			if _, err := h.Swap(ctx, want[name]); err != nil {
+				fail(name, err)
+			}
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		h.parallel(toAdd, func(name string) {
+			if _, err := h.Add(ctx, want[name]); err != nil {
+				fail(name, err)
+			}
+		})
+	}()
+	wg.Wait()
 	return res
 }
 

@@ -12,6 +12,7 @@ var (
 	ErrDraining      = errors.New("server draining")
 	ErrAlreadyDrain  = errors.New("already draining")
 	ErrDisconnected  = errors.New("server disconnected")
+	ErrConnecting    = errors.New("server still connecting; retry in a moment")
 	ErrUnknownTool   = errors.New("unknown tool")
 	ErrUnknownPrompt = errors.New("unknown prompt")
 	ErrUnknownURI    = errors.New("unknown resource")

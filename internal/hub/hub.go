@@ -4,8 +4,6 @@
 package hub
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -33,6 +31,16 @@ type Options struct {
 	Separator    string
 	MaxTools     int
 	DrainTimeout time.Duration
+	// MaxConcurrentCalls bounds calls in flight across every server (0: no
+	// limit); each server may set its own limit too (SPEC R2).
+	MaxConcurrentCalls int
+	// Breaker holds the default breaker settings; servers may override them.
+	Breaker config.Breaker
+	// Backoff bounds the reconnect delay: it starts at Min and doubles up to
+	// Max, with jitter (defaults 1 s and 60 s, SPEC R4).
+	BackoffMin, BackoffMax time.Duration
+	// Now is the clock of the breakers (default time.Now); tests inject one.
+	Now func() time.Time
 	// Reserved names are weft's built-in tools: never shadowed by upstreams.
 	Reserved []string
 	Upstream upstream.Options
@@ -46,7 +54,12 @@ type Hub struct {
 
 	mu      sync.Mutex
 	servers map[string]*server
-	closed  bool
+	// draining holds removed servers until their calls end, so that their
+	// status stays visible and their name can be reused at once.
+	draining map[*server]bool
+	closed   bool
+	global   chan struct{} // global concurrency limit; nil when unlimited
+	bg       sync.WaitGroup
 
 	catalog   atomic.Pointer[Catalog]
 	listenMu  sync.Mutex
@@ -68,7 +81,19 @@ func New(opts Options) *Hub {
 	if opts.Upstream.Logger == nil {
 		opts.Upstream.Logger = opts.Logger
 	}
-	h := &Hub{opts: opts, logger: opts.Logger, reserved: map[string]bool{}, servers: map[string]*server{}}
+	if opts.BackoffMin <= 0 {
+		opts.BackoffMin = time.Second
+	}
+	if opts.BackoffMax <= 0 {
+		opts.BackoffMax = time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	h := &Hub{opts: opts, logger: opts.Logger, reserved: map[string]bool{}, servers: map[string]*server{}, draining: map[*server]bool{}}
+	if opts.MaxConcurrentCalls > 0 {
+		h.global = make(chan struct{}, opts.MaxConcurrentCalls)
+	}
 	for _, n := range opts.Reserved {
 		h.reserved[n] = true
 	}
@@ -90,19 +115,16 @@ func (h *Hub) OnChange(f func(*Catalog)) {
 func (h *Hub) rebuild() {
 	h.rebuildMu.Lock()
 	defer h.rebuildMu.Unlock()
-	h.mu.Lock()
-	names := h.sortedNames()
 	var sources []source
-	for _, n := range names {
-		s := h.servers[n]
+	for _, s := range h.visible() {
 		if conn, st := s.snapshot(); conn != nil && (st == StatusActive || st == StatusDraining) {
+			cfg := s.config()
 			sources = append(sources, source{
-				name: n, namespace: s.cfg.Namespace(), allowed: s.cfg.AllowedTools,
-				denied: s.cfg.DeniedTools, inv: conn.Inventory(),
+				name: s.name, namespace: cfg.Namespace(), allowed: cfg.AllowedTools,
+				denied: cfg.DeniedTools, inv: conn.Inventory(),
 			})
 		}
 	}
-	h.mu.Unlock()
 	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved)
 	for _, c := range cat.Clashes {
 		h.logger.Warn("catalog clash", "detail", c)
@@ -116,6 +138,24 @@ func (h *Hub) rebuild() {
 	}
 }
 
+// visible lists the configured servers, plus removed ones still draining
+// under a name nobody took since, by name.
+func (h *Hub) visible() []*server {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*server, 0, len(h.servers)+len(h.draining))
+	for _, n := range h.sortedNames() {
+		out = append(out, h.servers[n])
+	}
+	for s := range h.draining {
+		if _, taken := h.servers[s.name]; !taken {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
 // sortedNames lists servers by name; callers hold h.mu.
 func (h *Hub) sortedNames() []string {
 	names := make([]string, 0, len(h.servers))
@@ -126,112 +166,6 @@ func (h *Hub) sortedNames() []string {
 	return names
 }
 
-// Add connects a new upstream and registers its items. The entry stays
-// listed (as disconnected, with the reason) when the connection fails, so
-// that the failure is visible; the error is returned as well.
-func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error) {
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return ServerStatus{}, ErrHubClosed
-	}
-	if _, ok := h.servers[cfg.Name]; ok {
-		h.mu.Unlock()
-		return ServerStatus{}, serverError(cfg.Name, ErrExists)
-	}
-	s := newServer(cfg.Clone())
-	h.servers[cfg.Name] = s
-	h.mu.Unlock()
-
-	err := h.connect(ctx, s)
-	h.rebuild()
-	return s.status(), err
-}
-
-func (h *Hub) connect(ctx context.Context, s *server) error {
-	opts := h.opts.Upstream
-	opts.OnInventory = h.rebuild
-	opts.OnClosed = func(err error) { h.lost(s, err) }
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout())
-	defer cancel()
-	conn, err := upstream.Dial(ctx, s.cfg, opts)
-	if err != nil {
-		s.setFailed(err)
-		h.logger.Warn("upstream not connected", "server", s.cfg.Name, "err", err)
-		return err
-	}
-	if !s.setActive(conn) {
-		// Removed while connecting: nobody else will close it.
-		conn.Close(context.Background())
-		return serverError(s.cfg.Name, ErrNotFound)
-	}
-	h.logger.Info("upstream active", "server", s.cfg.Name, "tools", len(conn.Inventory().Tools))
-	return nil
-}
-
-// lost handles a session that ended on its own (crash, dropped connection).
-func (h *Hub) lost(s *server, err error) {
-	conn := s.markLost(err)
-	if conn == nil {
-		return
-	}
-	go conn.Close(context.Background())
-	h.rebuild()
-}
-
-// Remove drains a server and removes it (SPEC G7): new calls are refused at
-// once, calls in flight finish (up to the drain timeout), then the session
-// and its process group end and its items leave the catalog.
-func (h *Hub) Remove(ctx context.Context, name string) error {
-	h.mu.Lock()
-	s, ok := h.servers[name]
-	h.mu.Unlock()
-	if !ok {
-		return serverError(name, ErrNotFound)
-	}
-	drained, err := s.startDrain()
-	if err != nil {
-		return serverError(name, err)
-	}
-	timer := time.NewTimer(h.opts.DrainTimeout)
-	defer timer.Stop()
-	select {
-	case <-drained:
-	case <-timer.C:
-		h.logger.Warn("drain timed out; closing with calls in flight", "server", name, "in_flight", s.inflight.Load())
-	case <-ctx.Done():
-		h.logger.Warn("drain cut short; closing with calls in flight", "server", name, "in_flight", s.inflight.Load())
-	}
-	if conn := s.detach(); conn != nil {
-		conn.Close(context.Background())
-	}
-	h.mu.Lock()
-	if h.servers[name] == s {
-		delete(h.servers, name)
-	}
-	h.mu.Unlock()
-	h.rebuild()
-	h.logger.Info("upstream removed", "server", name)
-	return nil
-}
-
-// Close removes every server, draining each for at most ctx's lifetime.
-func (h *Hub) Close(ctx context.Context) {
-	h.mu.Lock()
-	h.closed = true
-	names := h.sortedNames()
-	h.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, n := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = h.Remove(ctx, n)
-		}()
-	}
-	wg.Wait()
-}
-
 // Config returns the configuration a server runs with.
 func (h *Hub) Config(name string) (*config.Server, bool) {
 	h.mu.Lock()
@@ -240,7 +174,7 @@ func (h *Hub) Config(name string) (*config.Server, bool) {
 	if !ok {
 		return nil, false
 	}
-	return s.cfg, true
+	return s.config(), true
 }
 
 // Names lists the servers by name.
@@ -254,9 +188,13 @@ func (h *Hub) Names() []string {
 func (h *Hub) lookup(name string) (*server, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s, ok := h.servers[name]
-	if !ok {
-		return nil, fmt.Errorf("%s: %w", name, ErrNotFound)
+	if s, ok := h.servers[name]; ok {
+		return s, nil
 	}
-	return s, nil
+	for s := range h.draining {
+		if s.name == name {
+			return s, nil
+		}
+	}
+	return nil, serverError(name, ErrNotFound)
 }

@@ -9,22 +9,18 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// CallTool routes a call of the exposed tool name to its upstream. The call
-// counts as in flight for its whole duration, on every exit path, and is
-// bounded by the server's timeout.
+// CallTool routes a call of the exposed tool name to its upstream. A tool
+// result with isError set is a result, not an error.
 func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
 	t, ok := h.Catalog().Tool(name)
 	if !ok {
 		return nil, fmt.Errorf("%w %q: not in the catalog (list tools or use weft__search_tools)", ErrUnknownTool, name)
 	}
-	conn, done, err := h.admit(t.Server)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	ctx, cancel := h.bound(ctx, t.Server)
-	defer cancel()
-	res, err := conn.CallTool(ctx, peer, t.Original, args, meta)
+	var res *mcp.CallToolResult
+	err := h.do(ctx, t.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: call %s: %w", t.Server, t.Original, err)
 	}
@@ -37,14 +33,12 @@ func (h *Hub) GetPrompt(ctx context.Context, peer upstream.Peer, name string, ar
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownPrompt, name)
 	}
-	conn, done, err := h.admit(p.Server)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	ctx, cancel := h.bound(ctx, p.Server)
-	defer cancel()
-	return conn.GetPrompt(ctx, peer, p.Original, args, meta)
+	var res *mcp.GetPromptResult
+	err := h.do(ctx, p.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		res, err = conn.GetPrompt(ctx, peer, p.Original, args, meta)
+		return err
+	})
+	return res, err
 }
 
 // ReadResource routes a read to the server that listed uri (or whose
@@ -54,14 +48,12 @@ func (h *Hub) ReadResource(ctx context.Context, peer upstream.Peer, uri string, 
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownURI, uri)
 	}
-	conn, done, err := h.admit(server)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	ctx, cancel := h.bound(ctx, server)
-	defer cancel()
-	return conn.ReadResource(ctx, peer, uri, meta)
+	var res *mcp.ReadResourceResult
+	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		res, err = conn.ReadResource(ctx, peer, uri, meta)
+		return err
+	})
+	return res, err
 }
 
 // Complete routes a completion request by its reference: a prompt's exposed
@@ -91,14 +83,12 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 	default:
 		return nil, fmt.Errorf("unsupported completion reference type %q", ref.Type)
 	}
-	conn, done, err := h.admit(server)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	ctx, cancel := h.bound(ctx, server)
-	defer cancel()
-	return conn.Complete(ctx, &p)
+	var res *mcp.CompleteResult
+	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		res, err = conn.Complete(ctx, &p)
+		return err
+	})
+	return res, err
 }
 
 // templateServer finds the server of a resource template (exact template
@@ -110,20 +100,4 @@ func (c *Catalog) templateServer(uri string) (string, bool) {
 		}
 	}
 	return c.ResourceServer(uri)
-}
-
-func (h *Hub) admit(name string) (*upstream.Conn, func(), error) {
-	s, err := h.lookup(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s.begin()
-}
-
-func (h *Hub) bound(ctx context.Context, name string) (context.Context, context.CancelFunc) {
-	s, err := h.lookup(name)
-	if err != nil || s.cfg.Timeout() <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, s.cfg.Timeout())
 }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,120 +10,213 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// server is the hub's record of one upstream.
-type server struct {
-	cfg      *config.Server
+// generation is one connection of a server. A config change swaps in a new
+// generation while the old one finishes its calls, so that no call is lost.
+type generation struct {
+	conn     *upstream.Conn
 	inflight atomic.Int64
 
-	mu          sync.Mutex
-	state       Status
-	conn        *upstream.Conn
-	lastErr     string
-	connectedAt time.Time
-	drained     chan struct{} // closed when draining and inflight reaches 0
+	mu      sync.Mutex
+	retired bool
+	idle    chan struct{} // closed once retired and no call is in flight
 }
 
-func newServer(cfg *config.Server) *server {
-	return &server{cfg: cfg, state: StatusConnecting}
+func newGeneration(conn *upstream.Conn) *generation {
+	return &generation{conn: conn, idle: make(chan struct{})}
+}
+
+func (g *generation) enter() { g.inflight.Add(1) }
+
+func (g *generation) leave() {
+	if g.inflight.Add(-1) == 0 {
+		g.closeIfIdle()
+	}
+}
+
+// retire stops counting the generation as current; idle closes once its
+// last call ends.
+func (g *generation) retire() <-chan struct{} {
+	g.mu.Lock()
+	g.retired = true
+	g.mu.Unlock()
+	g.closeIfIdle()
+	return g.idle
+}
+
+func (g *generation) closeIfIdle() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.retired || g.inflight.Load() != 0 {
+		return
+	}
+	select {
+	case <-g.idle:
+	default:
+		close(g.idle)
+	}
+}
+
+// server is the hub's record of one upstream.
+type server struct {
+	name    string
+	breaker *breaker
+	sem     chan struct{} // per-server concurrency limit; nil when unlimited
+
+	// life ends the server's background work (reconnect loop) on removal.
+	life context.Context
+	end  context.CancelFunc
+
+	mu          sync.Mutex
+	cfg         *config.Server
+	state       Status
+	gen         *generation   // current connection; nil unless active or draining
+	retiring    []*generation // older connections finishing their calls
+	lastErr     string
+	connectedAt time.Time
+	retryAt     time.Time // next reconnect attempt while disconnected
+	reconnects  int
+}
+
+func newServer(cfg *config.Server, br config.Breaker, now func() time.Time) *server {
+	s := &server{name: cfg.Name, cfg: cfg, state: StatusConnecting}
+	s.breaker = newBreaker(cfg.Name, br.FailureThreshold, br.ResetTimeout.Std(), now)
+	if cfg.MaxConcurrentCalls > 0 {
+		s.sem = make(chan struct{}, cfg.MaxConcurrentCalls)
+	}
+	s.life, s.end = context.WithCancel(context.Background())
+	return s
+}
+
+func (s *server) config() *config.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
 }
 
 func (s *server) snapshot() (*upstream.Conn, Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.conn, s.state
+	if s.gen == nil {
+		return nil, s.state
+	}
+	return s.gen.conn, s.state
 }
 
 // setActive installs a fresh connection unless the server started draining
-// meanwhile; it reports whether the connection was taken.
-func (s *server) setActive(conn *upstream.Conn) bool {
+// meanwhile; it reports whether the connection was taken. An older
+// connection, if any, is returned retired for the caller to drain.
+func (s *server) setActive(conn *upstream.Conn) (old *generation, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == StatusDraining {
-		return false
+		return nil, false
 	}
-	s.conn, s.state, s.lastErr, s.connectedAt = conn, StatusActive, "", time.Now()
-	return true
+	old = s.gen
+	if old != nil {
+		s.retiring = append(s.retiring, old)
+	}
+	s.gen = newGeneration(conn)
+	s.state, s.lastErr, s.connectedAt, s.retryAt = StatusActive, "", time.Now(), time.Time{}
+	return old, true
 }
 
-func (s *server) setFailed(err error) {
+// setFailed records a failed connection attempt.
+func (s *server) setFailed(err error, retryAt time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StatusDraining {
+	if s.state != StatusDraining && s.gen == nil {
 		s.state = StatusDisconnected
 	}
-	s.lastErr = err.Error()
+	s.lastErr, s.retryAt = err.Error(), retryAt
 }
 
-// markLost records an unexpected end of the session and returns the dead
-// connection for closing, or nil if it was already detached.
-func (s *server) markLost(err error) *upstream.Conn {
+// markLost records the unexpected end of connection conn and returns its
+// generation for closing, or nil if conn is no longer current.
+func (s *server) markLost(conn *upstream.Conn, err error) *generation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	conn := s.conn
-	if conn == nil || s.state == StatusDraining {
+	if s.gen == nil || s.gen.conn != conn || s.state == StatusDraining {
 		return nil
 	}
-	s.conn, s.state, s.lastErr = nil, StatusDisconnected, err.Error()
-	return conn
+	g := s.gen
+	s.gen, s.state, s.lastErr = nil, StatusDisconnected, err.Error()
+	return g
 }
 
-// begin admits a call: it fails at once unless the server is active, and
-// otherwise counts the call in flight until the returned func is called.
-func (s *server) begin() (*upstream.Conn, func(), error) {
+// check fails at once unless the server is active.
+func (s *server) check() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch s.state {
-	case StatusDraining:
-		return nil, nil, serverError(s.cfg.Name, ErrDraining)
 	case StatusActive:
-	default:
-		msg := ErrDisconnected
-		if s.lastErr != "" {
-			return nil, nil, serverError(s.cfg.Name, wrapReason(msg, s.lastErr))
-		}
-		return nil, nil, serverError(s.cfg.Name, msg)
+		return nil
+	case StatusDraining:
+		return serverError(s.name, ErrDraining)
+	case StatusConnecting:
+		return serverError(s.name, ErrConnecting)
 	}
-	s.inflight.Add(1)
-	var once sync.Once
-	return s.conn, func() { once.Do(s.end) }, nil
+	if s.lastErr != "" {
+		return serverError(s.name, wrapReason(ErrDisconnected, s.lastErr))
+	}
+	return serverError(s.name, ErrDisconnected)
 }
 
-func (s *server) end() {
-	if s.inflight.Add(-1) != 0 {
-		return
+// enter attaches a call to the current connection; leave must follow.
+func (s *server) enter() (*generation, error) {
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.drained != nil && s.inflight.Load() == 0 {
-		select {
-		case <-s.drained:
-		default:
-			close(s.drained)
-		}
+	if s.gen == nil {
+		return nil, serverError(s.name, ErrDisconnected)
 	}
+	s.gen.enter()
+	return s.gen, nil
 }
 
-// startDrain marks the server draining and returns a channel closed once no
-// call is in flight.
-func (s *server) startDrain() (<-chan struct{}, error) {
+// inFlight counts calls on every connection of the server.
+func (s *server) inFlight() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	if s.gen != nil {
+		n = s.gen.inflight.Load()
+	}
+	for _, g := range s.retiring {
+		n += g.inflight.Load()
+	}
+	return n
+}
+
+// startDrain marks the server draining, ends its background work and
+// returns every connection it holds, retired.
+func (s *server) startDrain() ([]*generation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == StatusDraining {
 		return nil, ErrAlreadyDrain
 	}
 	s.state = StatusDraining
-	s.drained = make(chan struct{})
-	if s.inflight.Load() == 0 {
-		close(s.drained)
+	s.end()
+	gens := append([]*generation{}, s.retiring...)
+	if s.gen != nil {
+		gens = append(gens, s.gen)
 	}
-	return s.drained, nil
+	return gens, nil
 }
 
-// detach hands over the connection for closing.
-func (s *server) detach() *upstream.Conn {
+// forget drops a retired generation once it is closed.
+func (s *server) forget(g *generation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	conn := s.conn
-	s.conn = nil
-	return conn
+	for i, r := range s.retiring {
+		if r == g {
+			s.retiring = append(s.retiring[:i], s.retiring[i+1:]...)
+			return
+		}
+	}
+	if s.gen == g {
+		s.gen = nil
+	}
 }

@@ -4,37 +4,48 @@ import "time"
 
 // ServerStatus is what `weft mcp list` shows of one server (SPEC G5).
 type ServerStatus struct {
-	Name            string    `json:"name"`
-	Transport       string    `json:"transport"`
-	Target          string    `json:"target"`
-	Status          Status    `json:"status"`
-	Tools           int       `json:"tools"`
-	Resources       int       `json:"resources"`
-	Prompts         int       `json:"prompts"`
-	InFlight        int64     `json:"in_flight"`
-	LastError       string    `json:"last_error,omitempty"`
-	ConnectedAt     time.Time `json:"connected_at,omitzero"`
-	ServerName      string    `json:"server_name,omitempty"`
-	ServerVersion   string    `json:"server_version,omitempty"`
-	ProtocolVersion string    `json:"protocol_version,omitempty"`
+	Name            string       `json:"name"`
+	Transport       string       `json:"transport"`
+	Target          string       `json:"target"`
+	Status          Status       `json:"status"`
+	Tools           int          `json:"tools"`
+	Resources       int          `json:"resources"`
+	Prompts         int          `json:"prompts"`
+	InFlight        int64        `json:"in_flight"`
+	Breaker         BreakerState `json:"breaker"`
+	Failures        int          `json:"consecutive_failures,omitempty"`
+	LastError       string       `json:"last_error,omitempty"`
+	NextRetry       time.Time    `json:"next_retry,omitzero"`
+	Reconnects      int          `json:"reconnect_attempts,omitempty"`
+	ConnectedAt     time.Time    `json:"connected_at,omitzero"`
+	ServerName      string       `json:"server_name,omitempty"`
+	ServerVersion   string       `json:"server_version,omitempty"`
+	ProtocolVersion string       `json:"protocol_version,omitempty"`
 }
 
 func (s *server) status() ServerStatus {
+	br, fails := s.breaker.snapshot()
+	inflight := s.inFlight()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := ServerStatus{
-		Name:        s.cfg.Name,
+		Name:        s.name,
 		Transport:   s.cfg.Type,
 		Target:      s.cfg.Target,
 		Status:      s.state,
-		InFlight:    s.inflight.Load(),
+		InFlight:    inflight,
+		Breaker:     br,
+		Failures:    fails,
 		LastError:   s.lastErr,
 		ConnectedAt: s.connectedAt,
 	}
-	if s.conn != nil {
-		inv := s.conn.Inventory()
+	if s.state == StatusDisconnected {
+		st.NextRetry, st.Reconnects = s.retryAt, s.reconnects
+	}
+	if s.gen != nil {
+		inv := s.gen.conn.Inventory()
 		st.Tools, st.Resources, st.Prompts = len(inv.Tools), len(inv.Resources), len(inv.Prompts)
-		info := s.conn.Info()
+		info := s.gen.conn.Info()
 		st.ServerName, st.ServerVersion, st.ProtocolVersion = info.Name, info.Version, info.ProtocolVersion
 	}
 	return st
@@ -42,13 +53,7 @@ func (s *server) status() ServerStatus {
 
 // List returns the status of every server, by name.
 func (h *Hub) List() []ServerStatus {
-	h.mu.Lock()
-	names := h.sortedNames()
-	servers := make([]*server, len(names))
-	for i, n := range names {
-		servers[i] = h.servers[n]
-	}
-	h.mu.Unlock()
+	servers := h.visible()
 	out := make([]ServerStatus, len(servers))
 	for i, s := range servers {
 		out[i] = s.status()

@@ -1,0 +1,249 @@
+package hub
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/upstream"
+)
+
+// Add connects a new upstream and registers its items. When the connection
+// fails the entry stays listed as disconnected, with the reason, and is
+// retried with backoff (SPEC R4); the error is returned as well.
+func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ServerStatus{}, ErrHubClosed
+	}
+	if _, ok := h.servers[cfg.Name]; ok {
+		h.mu.Unlock()
+		return ServerStatus{}, serverError(cfg.Name, ErrExists)
+	}
+	s := newServer(cfg.Clone(), h.breakerFor(cfg), h.opts.Now)
+	h.servers[cfg.Name] = s
+	h.mu.Unlock()
+
+	err := h.connect(ctx, s, s.config())
+	if err != nil {
+		h.startReconnect(s)
+	}
+	h.rebuild()
+	return s.status(), err
+}
+
+func (h *Hub) breakerFor(cfg *config.Server) config.Breaker {
+	b := h.opts.Breaker
+	if cfg.FailureThreshold > 0 {
+		b.FailureThreshold = cfg.FailureThreshold
+	}
+	if cfg.ResetTimeout > 0 {
+		b.ResetTimeout = cfg.ResetTimeout
+	}
+	return b
+}
+
+// dial opens a connection for s with cfg, bounded by the server's timeout.
+func (h *Hub) dial(ctx context.Context, s *server, cfg *config.Server) (*upstream.Conn, error) {
+	opts := h.opts.Upstream
+	opts.OnInventory = h.rebuild
+	opts.OnClosed = func(c *upstream.Conn, err error) { h.lost(s, c, err) }
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout())
+	defer cancel()
+	return upstream.Dial(ctx, cfg, opts)
+}
+
+// connect dials and installs the connection; an older connection is drained
+// in the background.
+func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error {
+	conn, err := h.dial(ctx, s, cfg)
+	if err != nil {
+		s.setFailed(err, time.Time{})
+		h.logger.Warn("upstream not connected", "server", s.name, "err", err)
+		return err
+	}
+	old, ok := s.setActive(conn)
+	if !ok {
+		// Removed while connecting: nobody else will close it.
+		conn.Close(context.Background())
+		return serverError(s.name, ErrNotFound)
+	}
+	if old != nil {
+		h.retireInBackground(s, old)
+	}
+	h.logger.Info("upstream active", "server", s.name, "tools", len(conn.Inventory().Tools))
+	return nil
+}
+
+// lost handles a session that ended on its own (crash, dropped connection,
+// failed pings): the server is disconnected and reconnected with backoff.
+func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
+	g := s.markLost(conn, err)
+	if g == nil {
+		return
+	}
+	go conn.Close(context.Background())
+	h.rebuild()
+	h.startReconnect(s)
+}
+
+// startReconnect retries the connection of s with exponential backoff and
+// jitter until it succeeds or the server is removed.
+func (h *Hub) startReconnect(s *server) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || s.life.Err() != nil {
+		return
+	}
+	h.bg.Add(1)
+	go func() {
+		defer h.bg.Done()
+		h.reconnectLoop(s)
+	}()
+}
+
+func (h *Hub) reconnectLoop(s *server) {
+	delay := h.opts.BackoffMin
+	for attempt := 1; ; attempt++ {
+		wait := jitter(delay)
+		s.mu.Lock()
+		s.retryAt, s.reconnects = time.Now().Add(wait), attempt
+		s.mu.Unlock()
+		timer := time.NewTimer(wait)
+		select {
+		case <-s.life.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		if _, st := s.snapshot(); st != StatusDisconnected {
+			return // connected meanwhile (a config swap) or draining
+		}
+		if err := h.connect(s.life, s, s.config()); err == nil {
+			h.rebuild()
+			return
+		}
+		delay = min(delay*2, h.opts.BackoffMax)
+	}
+}
+
+// jitter spreads a delay over ±20% so that many upstreams that failed
+// together do not retry together.
+func jitter(d time.Duration) time.Duration {
+	spread := int64(d) / 5
+	if spread <= 0 {
+		return d
+	}
+	return d - time.Duration(spread) + time.Duration(rand.Int64N(2*spread+1))
+}
+
+// Swap replaces a server's configuration without losing calls: a new
+// connection is made first; once it is up, new calls go to it while the old
+// connection finishes its calls (drain) and closes. If the new connection
+// fails, the old one drains all the same, the server shows the error and is
+// retried with backoff: the config, not the old process, is the truth.
+func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error) {
+	s, err := h.lookupConfigured(cfg.Name)
+	if err != nil {
+		return ServerStatus{}, err
+	}
+	next := cfg.Clone()
+	conn, err := h.dial(ctx, s, next)
+	s.mu.Lock()
+	if s.state == StatusDraining {
+		s.mu.Unlock()
+		if conn != nil {
+			conn.Close(context.Background())
+		}
+		return ServerStatus{}, serverError(cfg.Name, ErrDraining)
+	}
+	s.cfg = next
+	s.breaker = newBreaker(next.Name, h.breakerFor(next).FailureThreshold, h.breakerFor(next).ResetTimeout.Std(), h.opts.Now)
+	s.sem = nil
+	if next.MaxConcurrentCalls > 0 {
+		s.sem = make(chan struct{}, next.MaxConcurrentCalls)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		h.failSwap(s, err)
+		return s.status(), err
+	}
+	if old, ok := s.setActive(conn); ok && old != nil {
+		h.retireInBackground(s, old)
+	}
+	h.rebuild()
+	h.logger.Info("upstream swapped", "server", s.name, "tools", len(conn.Inventory().Tools))
+	return s.status(), nil
+}
+
+// failSwap retires the current connection of s after a failed swap.
+func (h *Hub) failSwap(s *server, err error) {
+	s.mu.Lock()
+	old := s.gen
+	if old != nil {
+		s.retiring = append(s.retiring, old)
+		s.gen = nil
+	}
+	s.state, s.lastErr = StatusDisconnected, err.Error()
+	s.mu.Unlock()
+	if old != nil {
+		h.retireInBackground(s, old)
+	}
+	h.rebuild()
+	h.startReconnect(s)
+}
+
+// retireInBackground drains an old connection and closes it.
+func (h *Hub) retireInBackground(s *server, g *generation) {
+	h.bg.Add(1)
+	go func() {
+		defer h.bg.Done()
+		h.drainAndClose(context.Background(), s, []*generation{g})
+	}()
+}
+
+// drainAndClose waits until the generations have no call in flight, at most
+// the drain timeout (or until ctx ends), then closes them.
+func (h *Hub) drainAndClose(ctx context.Context, s *server, gens []*generation) {
+	dctx, cancel := context.WithTimeout(ctx, h.opts.DrainTimeout)
+	defer cancel()
+	for _, g := range gens {
+		select {
+		case <-g.retire():
+			continue
+		case <-dctx.Done():
+		}
+		reason := "drain timed out; closing with calls in flight"
+		if ctx.Err() != nil {
+			reason = "drain cut short; closing with calls in flight"
+		}
+		h.logger.Warn(reason, "server", s.name, "in_flight", s.inFlight())
+		for _, rest := range gens {
+			rest.retire()
+		}
+		break
+	}
+	var wg sync.WaitGroup
+	for _, g := range gens {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.conn.Close(context.Background())
+			s.forget(g)
+		}()
+	}
+	wg.Wait()
+}
+
+// lookupConfigured returns a configured (not draining-removed) server.
+func (h *Hub) lookupConfigured(name string) (*server, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.servers[name]; ok {
+		return s, nil
+	}
+	return nil, serverError(name, ErrNotFound)
+}
