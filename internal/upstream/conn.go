@@ -223,9 +223,15 @@ func (c *Conn) Close(ctx context.Context) {
 		if c.proc != nil {
 			c.proc.stop(ctx)
 		}
+		// An HTTP server may hold its DELETE until its own handlers end;
+		// weft does not wait on it longer than it would on a child.
+		timer := time.NewTimer(killGrace)
+		defer timer.Stop()
 		select {
 		case <-done:
 		case <-ctx.Done():
+		case <-timer.C:
+			c.logger.Warn("the server did not end its session in time; dropping the connection")
 		}
 		c.cancel()
 	})
