@@ -90,7 +90,8 @@ func (c *Conn) CallTool(ctx context.Context, peer Peer, name string, args json.R
 	}
 	done := c.track(ctx, peer, params)
 	defer done()
-	return c.session.CallTool(withPeer(ctx, peer), params)
+	res, err := c.session.CallTool(withPeer(ctx, peer), params)
+	return res, explain(err)
 }
 
 // GetPrompt gets the upstream prompt name on behalf of peer.
