@@ -236,10 +236,10 @@ type misbehaveCase struct {
 
 var misbehaveCases = []misbehaveCase{
 	{mode: "noinit", wantErr: `unknown tool "bad__echo"`, wantStatus: hub.StatusDisconnected},
-	{mode: "hang", wantErr: `bad: call echo: .*deadline exceeded`, wantStatus: hub.StatusActive},
-	{mode: "crash", args: []string{"--crash-after", "2"}, okCalls: 2, wantErr: `bad: call echo: `},
+	{mode: "hang", wantErr: `bad: call echo: no answer within the server's timeout_ms \(1.5s\)`, wantStatus: hub.StatusActive},
+	{mode: "crash", args: []string{"--crash-after", "2"}, okCalls: 2, wantErr: `bad: call echo: the upstream closed the connection`},
 	{mode: "garbage", okCalls: 3},
-	{mode: "bigline", wantErr: `bad: call echo: `},
+	{mode: "bigline", wantErr: `bad: call echo: .*message too large`},
 	{mode: "flood", okCalls: 3},
 	{mode: "sigterm", okCalls: 3},
 	{mode: "fork", okCalls: 3, procs: 2},
