@@ -66,11 +66,9 @@ args = %s
 			if second := readPID(t, pidFile); second == first {
 				t.Fatalf("the upstream was not restarted: pid %d both times", first)
 			}
-			_ = cs.Close()
-			if code := s.stop(t); code != 0 {
-				t.Fatalf("weft exited %d after SIGTERM", code)
-			}
-			assertNoneLeft(t, marker, []int{first})
+			// Its group gets SIGTERM, then SIGKILL after a grace period.
+			awaitGone(t, first, 10*time.Second)
+			stopWeft(t, s, cs, marker)
 		})
 	}
 }
@@ -87,4 +85,16 @@ func readPID(t *testing.T, path string) int {
 		t.Fatalf("pid file %s: %v", path, err)
 	}
 	return pid
+}
+
+// awaitGone polls until process pid has ended, failing after limit.
+func awaitGone(t *testing.T, pid int, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still running %v after its session was lost", pid, limit)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }

@@ -100,12 +100,8 @@ func TestSwapUnderLoadLosesNoCall(t *testing.T) {
 	if o := timedCall(cs, "slow__echo", map[string]any{"text": "after"}, 10*time.Second); o.failed {
 		t.Fatalf("call after the swap: %+v", o)
 	}
-	kids := childrenOf(s.cmd.Process.Pid)
-	_ = cs.Close()
-	if code := s.stop(t); code != 0 {
-		t.Fatalf("weft exited %d", code)
-	}
-	assertNoneLeft(t, marker, kids)
+	awaitProcCount(t, marker, 1) // the old generation ended after its drain
+	stopWeft(t, s, cs, marker)
 }
 
 // reloadLoad counts the calls of the load generator by what they came to.
@@ -249,12 +245,8 @@ func TestReloadsUnderLoadLoseNoCall(t *testing.T) {
 	if reloaded < reloads {
 		t.Fatalf("weft logged %d reloads, want %d (each step must be its own reload)", reloaded, reloads)
 	}
-	kids := childrenOf(s.cmd.Process.Pid)
-	_ = cs.Close()
-	if code := s.stop(t); code != 0 {
-		t.Fatalf("weft exited %d", code)
-	}
-	assertNoneLeft(t, marker, kids)
+	awaitProcCount(t, marker, len(servers)) // removed and replaced servers' processes ended
+	stopWeft(t, s, cs, marker)
 }
 
 // applyReloadStep rewrites weft.toml for step (add, change, then remove one
