@@ -147,12 +147,13 @@ func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.
 // ErrClosedInFlight ends a call whose connection was closed under it.
 var ErrClosedInFlight = errors.New("connection closed while the call was in flight (drain timeout or shutdown); retry the call")
 
-// closedErr reports ErrClosedInFlight for a call cut off by Close.
+// closedErr reports ErrClosedInFlight for a call cut off by Close, and
+// names what other transport errors mean for the caller.
 func closedErr(ctx context.Context, err error) error {
 	if err != nil && errors.Is(context.Cause(ctx), ErrClosedInFlight) {
 		return ErrClosedInFlight
 	}
-	return err
+	return explain(err)
 }
 
 func cloneMeta(m mcp.Meta) mcp.Meta {
