@@ -120,14 +120,19 @@ type progressParams interface {
 }
 
 // track registers a call with the router and swaps in weft's progress token;
-// the peer's own token is kept to relay progress back under it.
+// the peer's own token is kept to relay progress back under it. The func it
+// returns, deferred by the caller, first lets the progress and log messages
+// the upstream sent before its result reach the peer, then retires the call.
 func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) func() {
 	token := p.GetProgressToken()
 	id, done := c.router.begin(ctx, peer, token)
 	if token != nil {
 		p.SetProgressToken(id)
 	}
-	return done
+	return func() {
+		c.order.settle(ctx)
+		done()
+	}
 }
 
 func cloneMeta(m mcp.Meta) mcp.Meta {

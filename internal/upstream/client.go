@@ -26,14 +26,14 @@ func (c *Conn) client() *mcp.Client {
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 		},
 		CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-			peer, err := c.router.peerFor(ctx)
+			peer, ctx, err := c.router.peerFor(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("sampling from %s: %w", c.cfg.Name, err)
 			}
 			return peer.CreateMessage(ctx, req.Params)
 		},
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			peer, err := c.router.peerFor(ctx)
+			peer, ctx, err := c.router.peerFor(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("elicitation from %s: %w", c.cfg.Name, err)
 			}
@@ -68,7 +68,7 @@ func (c *Conn) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "roots/list" {
 			return next(ctx, method, req)
 		}
-		peer, err := c.router.peerFor(ctx)
+		peer, ctx, err := c.router.peerFor(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("roots from %s: %w", c.cfg.Name, err)
 		}

@@ -70,6 +70,7 @@ type Conn struct {
 	proc    *process // nil unless stdio
 	cancel  context.CancelFunc
 	router  *router
+	order   *noteOrder // progress and logs before results; see ordering.go
 	info    Info
 
 	mu  sync.RWMutex
@@ -154,7 +155,13 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		stopOuter()
 		return err
 	}
-	cs, err := c.client().Connect(lifeCtx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	order := newNoteOrder()
+	if proc != nil {
+		transport = countingTransport{Transport: transport, order: order}
+	}
+	client := c.client()
+	client.AddReceivingMiddleware(order.middleware)
+	cs, err := client.Connect(lifeCtx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	timedOut := timer != nil && !timer.Stop() && probed.Load()
 	stopped := stopOuter()
 	if err == nil && (timedOut || !stopped) {
@@ -176,7 +183,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		}
 		return fmt.Errorf("connect %s: %w", c.cfg.Name, err)
 	}
-	c.session, c.proc, c.cancel = cs, proc, cancel
+	c.session, c.proc, c.cancel, c.order = cs, proc, cancel, order
 	res := cs.InitializeResult()
 	c.info = Info{ProtocolVersion: res.ProtocolVersion, Instructions: res.Instructions, Capabilities: res.Capabilities}
 	if res.ServerInfo != nil {
