@@ -75,24 +75,28 @@ type suite struct {
 	node, cli string
 }
 
-// conformanceSuite finds the npm fixtures, failing under CI when they are
-// missing and skipping otherwise.
+// conformanceSuite finds the npm fixtures: the suite's CLI and the Node 22
+// that runs it (the suite needs Node >= 22).
 func conformanceSuite(t *testing.T) suite {
 	t.Helper()
-	root, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules"))
-	s := suite{
-		node: filepath.Join(root, ".bin", "node"),
-		cli:  filepath.Join(root, "@modelcontextprotocol", "conformance", "dist", "index.js"),
+	return suite{
+		node: npmFixture(t, ".bin", "node"),
+		cli:  npmFixture(t, "@modelcontextprotocol", "conformance", "dist", "index.js"),
 	}
-	for _, p := range []string{s.node, s.cli} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("npm fixture %s missing: run `npm ci --prefix testdata/npm`", p)
-			}
-			t.Skipf("npm fixture %s missing: run `npm ci --prefix testdata/npm`", p)
+}
+
+// npmFixture returns the path of a file under testdata/npm/node_modules,
+// failing under CI when it is missing and skipping otherwise.
+func npmFixture(t *testing.T, elem ...string) string {
+	t.Helper()
+	p, _ := filepath.Abs(filepath.Join(append([]string{"..", "..", "testdata", "npm", "node_modules"}, elem...)...))
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("npm fixture %s missing: run `npm ci --prefix testdata/npm`", p)
 		}
+		t.Skipf("npm fixture %s missing: run `npm ci --prefix testdata/npm`", p)
 	}
-	return s
+	return p
 }
 
 // run runs the CLI with args in its own process group, with cwd dir, and
@@ -301,14 +305,43 @@ func processesRunning(path string) []string {
 		if err != nil || !bytes.Contains(cmdline, []byte(path)) {
 			continue
 		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
-				continue // a zombie holds nothing
-			}
+		if zombie(e.Name()) {
+			continue // a zombie holds nothing
 		}
 		out = append(out, e.Name()+": "+strings.ReplaceAll(string(bytes.TrimRight(cmdline, "\x00")), "\x00", " "))
 	}
 	return out
+}
+
+// processesWithEnv lists live processes (ours: others' environments are
+// unreadable) whose environment holds the variable kv ("NAME=value").
+func processesWithEnv(kv string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), []byte("\x00"+kv+"\x00")) {
+			continue
+		}
+		if !zombie(e.Name()) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(bytes.TrimRight(cmdline, "\x00")), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// zombie reports whether process pid has exited and waits to be reaped.
+func zombie(pid string) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && len(stat) > i+2 && stat[i+2] == 'Z'
 }
 
 // noneLeft fails the test when a process started from path is still alive.
