@@ -149,15 +149,12 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		timer = time.AfterFunc(probe, func() { probed.Store(true); cancel() })
 	}
 	stopOuter := context.AfterFunc(ctx, cancel)
-	transport, proc, err := c.transport()
+	order := newNoteOrder()
+	transport, proc, err := c.transport(order)
 	if err != nil {
 		cancel()
 		stopOuter()
 		return err
-	}
-	order := newNoteOrder()
-	if proc != nil {
-		transport = countingTransport{Transport: transport, order: order}
 	}
 	client := c.client()
 	client.AddReceivingMiddleware(order.middleware)

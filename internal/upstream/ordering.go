@@ -1,7 +1,10 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"sync"
 	"time"
 
@@ -23,9 +26,9 @@ const settleMax = time.Second
 // middleware counts them once relayed, and a finished call waits until the
 // second count has caught up with the first.
 //
-// Only stdio connections are counted: wrapping the SDK's HTTP connections
-// would hide the unexported hooks it relies on. On an uncounted connection
-// settle returns at once.
+// Stdio connections are counted as the SDK reads them; HTTP and SSE ones as
+// their event streams are read (wrapping the SDK's HTTP connections would
+// hide the unexported hooks it relies on).
 type noteOrder struct {
 	mu       sync.Mutex
 	read     uint64
@@ -125,4 +128,59 @@ func (c countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.order.gotRead()
 	}
 	return msg, err
+}
+
+// maxCountedLine bounds the part of an event-stream line kept to find its
+// method: progress and log notifications are small, and a longer line is
+// only ever a result or a large log message (which then costs one settle).
+const maxCountedLine = 1 << 20
+
+// sseCounter counts the ordered notifications in an HTTP event stream as
+// the SDK reads it, before the SDK can see a result that follows them.
+type sseCounter struct {
+	io.ReadCloser
+	order *noteOrder
+	line  []byte // the current line so far
+	long  bool   // the current line passed maxCountedLine
+}
+
+func (s *sseCounter) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	s.scan(p[:n])
+	return n, err
+}
+
+func (s *sseCounter) scan(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		if s.long = s.long || len(s.line)+len(chunk) > maxCountedLine; !s.long {
+			s.line = append(s.line, chunk...)
+		}
+		if i < 0 {
+			return
+		}
+		if !s.long {
+			s.count(s.line)
+		}
+		s.line, s.long, b = s.line[:0], false, b[i+1:]
+	}
+}
+
+// count counts one "data:" line holding an ordered notification.
+func (s *sseCounter) count(line []byte) {
+	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
+	if !ok || !bytes.Contains(data, []byte("notifications/")) {
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(data, &msg) == nil && msg.ID == nil && ordered(msg.Method) {
+		s.order.gotRead()
+	}
 }
