@@ -57,6 +57,7 @@ func (c *Conn) client() *mcp.Client {
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.markDirty() },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.markDirty() },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.markDirty() },
+		ResourceUpdatedHandler:     c.resourceUpdated,
 	})
 	cl.AddReceivingMiddleware(c.rootsMiddleware)
 	return cl

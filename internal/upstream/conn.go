@@ -36,6 +36,9 @@ type Options struct {
 	// OnInventory is called after the inventory changed on the upstream's
 	// list_changed notification and was re-listed.
 	OnInventory func()
+	// OnResourceUpdated is called with the URI of each
+	// notifications/resources/updated the upstream sends.
+	OnResourceUpdated func(uri string)
 	// OnClosed is called once, with the connection, if the session ends
 	// without Close (crash, drop, failed keepalive pings).
 	OnClosed func(c *Conn, err error)

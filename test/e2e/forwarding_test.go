@@ -22,21 +22,36 @@ const forwardWait = 20 * time.Second
 type fixture struct {
 	started   chan struct{} // a call of block began
 	cancelled chan any      // request ids of notifications/cancelled received
+	unsubs    chan string   // URIs of resources/unsubscribe received
 	once      sync.Once     // closes started
 	server    *mcp.Server   // the upstream
 }
+
+// watchedURI is the fixture's resource that clients subscribe to.
+const watchedURI = "fwd://watched"
 
 type whoArgs struct {
 	Who string `json:"who"`
 }
 
 func newFixture() *fixture {
-	f := &fixture{started: make(chan struct{}), cancelled: make(chan any, 8)}
+	f := &fixture{started: make(chan struct{}), cancelled: make(chan any, 8), unsubs: make(chan string, 8)}
 	// Legacy protocol versions only: sampling and elicitation are
 	// server-to-client requests, which 2026-07-28 sessions forbid.
 	f.server = mcp.NewServer(&mcp.Implementation{Name: "forwarding-fixture", Version: "1.0.0"},
-		&mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18"}})
+		&mcp.ServerOptions{
+			SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18"},
+			SubscribeHandler:          func(context.Context, *mcp.SubscribeRequest) error { return nil },
+			UnsubscribeHandler: func(_ context.Context, req *mcp.UnsubscribeRequest) error {
+				f.unsubs <- req.Params.URI
+				return nil
+			},
+		})
 	f.server.AddReceivingMiddleware(f.watchCancel)
+	f.server.AddResource(&mcp.Resource{URI: watchedURI, Name: "watched", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "watched"}}}, nil
+		})
 	tool := func(name string, h func(context.Context, *mcp.CallToolRequest, whoArgs) (string, error)) {
 		mcp.AddTool(f.server, &mcp.Tool{Name: name, Description: name + " (forwarding fixture)"},
 			func(ctx context.Context, req *mcp.CallToolRequest, in whoArgs) (*mcp.CallToolResult, any, error) {
@@ -119,19 +134,23 @@ type listener struct {
 	cs       *mcp.ClientSession
 	progress chan *mcp.ProgressNotificationParams
 	logs     chan string
+	updates  chan string // URIs of notifications/resources/updated
 }
 
 // listen connects a go-sdk client to weft that records progress and log
 // messages and asks weft for every log level.
 func listen(t *testing.T, url, name string) *listener {
 	t.Helper()
-	l := &listener{name: name, progress: make(chan *mcp.ProgressNotificationParams, 64), logs: make(chan string, 64)}
+	l := &listener{name: name, progress: make(chan *mcp.ProgressNotificationParams, 64), logs: make(chan string, 64), updates: make(chan string, 8)}
 	c := mcp.NewClient(&mcp.Implementation{Name: name}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			l.progress <- req.Params
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			l.logs <- fmt.Sprint(req.Params.Data)
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			l.updates <- req.Params.URI
 		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), forwardWait)
@@ -334,5 +353,46 @@ func TestForwardServerRequestToClientWithoutCapabilityFailsClearly(t *testing.T)
 		case !strings.Contains(err.Error(), want):
 			t.Errorf("%s failed with %q, want it to say %q", tool, err, want)
 		}
+	}
+}
+
+func TestForwardResourceSubscriptionReachesOnlySubscribedClients(t *testing.T) {
+	f, _, s := startForwarding(t)
+	a, b := listen(t, s.url, "A"), listen(t, s.url, "B")
+	ctx, cancel := context.WithTimeout(context.Background(), forwardWait)
+	defer cancel()
+	if err := a.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatalf("subscribe through weft: %v", err)
+	}
+	// weft answered after the upstream recorded its own subscription.
+	if err := f.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case uri := <-a.updates:
+		if uri != watchedURI {
+			t.Errorf("A was told %s updated, want %s", uri, watchedURI)
+		}
+	case <-ctx.Done():
+		t.Fatal("the upstream's resources/updated never reached the subscribed client")
+	}
+	select {
+	case uri := <-b.updates:
+		t.Errorf("B, not subscribed, was told %s updated", uri)
+	default:
+	}
+	if err := a.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatalf("unsubscribe through weft: %v", err)
+	}
+	select {
+	case uri := <-f.unsubs:
+		if uri != watchedURI {
+			t.Errorf("the upstream was asked to unsubscribe from %s", uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("the last client's unsubscribe never reached the upstream")
+	}
+	if err := a.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "fwd://nowhere"}); err == nil {
+		t.Error("subscribing to a URI no server lists succeeded")
 	}
 }
