@@ -39,8 +39,9 @@ type Gateway struct {
 	resources map[string][32]byte
 	templates map[string][32]byte
 
-	subMu sync.Mutex
-	subs  map[string]map[*mcp.ServerSession]bool // URI → subscribed sessions; see subscribe.go
+	subMu   sync.Mutex
+	subs    map[string]map[*mcp.ServerSession]bool // URI → subscribed sessions; see subscribe.go
+	watched map[*mcp.ServerSession]bool            // sessions with subscriptions, watched until they end
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -55,7 +56,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		hub: h, logger: opts.Logger,
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
-		subs: map[string]map[*mcp.ServerSession]bool{},
+		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       opts.Logger,

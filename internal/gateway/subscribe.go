@@ -25,8 +25,34 @@ func (g *Gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 		}
 		g.subs[uri] = map[*mcp.ServerSession]bool{}
 	}
+	if !g.watched[req.Session] {
+		g.watched[req.Session] = true
+		go g.forgetWhenGone(req.Session)
+	}
 	g.subs[uri][req.Session] = true
 	return nil
+}
+
+// forgetWhenGone withdraws the subscriptions of a session that ends without
+// unsubscribing, so that neither the session nor the upstream subscription
+// outlives it. It ends with the session.
+func (g *Gateway) forgetWhenGone(ss *mcp.ServerSession) {
+	_ = ss.Wait()
+	g.subMu.Lock()
+	defer g.subMu.Unlock()
+	delete(g.watched, ss)
+	for uri, sessions := range g.subs {
+		if !sessions[ss] {
+			continue
+		}
+		delete(sessions, ss)
+		if len(sessions) == 0 {
+			delete(g.subs, uri)
+			if err := g.hub.Unsubscribe(context.Background(), uri); err != nil {
+				g.logger.Debug("unsubscribe after the client left", "uri", uri, "err", err)
+			}
+		}
+	}
 }
 
 func (g *Gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {

@@ -395,4 +395,15 @@ func TestForwardResourceSubscriptionReachesOnlySubscribedClients(t *testing.T) {
 	if err := a.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "fwd://nowhere"}); err == nil {
 		t.Error("subscribing to a URI no server lists succeeded")
 	}
+
+	// A client that leaves without unsubscribing takes its subscription along.
+	if err := b.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatalf("B: subscribe through weft: %v", err)
+	}
+	_ = b.cs.Close()
+	select {
+	case <-f.unsubs:
+	case <-ctx.Done():
+		t.Fatal("the subscription of a client that left was never withdrawn at the upstream")
+	}
 }
