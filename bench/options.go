@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// options select what runs and how much of it.
+type options struct {
+	short    bool
+	json     bool
+	scenario string
+	log      io.Writer
+}
+
+func (o options) wants(s string) bool { return o.scenario == "" || o.scenario == s }
+
+// pick returns short in smoke mode, else full.
+func pick[T any](o options, short, full T) T {
+	if o.short {
+		return short
+	}
+	return full
+}
+
+// calls is the fixed number of calls per round at a concurrency.
+func (o options) calls(conc int) int {
+	if conc == 1 {
+		return pick(o, 200, 2000)
+	}
+	return pick(o, 1000, 10000)
+}
+
+// rounds alternate direct and weft, so both see the same background load.
+func (o options) rounds() int { return pick(o, 1, 3) }
+
+// singles is how often one upstream's own start is timed.
+func (o options) singles() int { return pick(o, 3, 10) }
+
+// faninStdio is the number of stdio upstreams and tools each.
+func (o options) faninStdio() (int, int) { return pick(o, 10, 100), 20 }
+
+// faninHTTP is the number of HTTP upstreams and tools each.
+func (o options) faninHTTP() (int, int) { return pick(o, 2, 10), pick(o, 500, 1000) }
+
+// listRepeats is how often the whole catalog is listed.
+func (o options) listRepeats() int { return pick(o, 3, 10) }
+
+// churnDuration is how long each churn run (and the quiet run) lasts.
+func (o options) churnDuration() time.Duration { return pick(o, 3*time.Second, 30*time.Second) }
+
+// churnIntervals: every 100 ms as the issue asks, and every 700 ms, just
+// over weft's 500 ms reload debounce, so that each write is applied.
+func (o options) churnIntervals() []time.Duration {
+	return []time.Duration{100 * time.Millisecond, 700 * time.Millisecond}
+}
+
+// progress tells the user what finished, on stderr.
+func (o options) progress(format string, args ...any) {
+	if o.log != nil {
+		fmt.Fprintf(o.log, "bench: "+format+"\n", args...)
+	}
+}
