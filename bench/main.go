@@ -4,7 +4,7 @@
 // starts everything it needs on loopback, stops all of it, and prints a
 // table (or JSON with --json).
 //
-//	go run ./bench [--short] [--json] [--scenario overhead|fanin|churn|plans]
+//	go run ./bench [--short] [--json] [--scenario overhead|fanin|churn|plans] [--weft-env K=V]
 package main
 
 import (
@@ -25,6 +25,7 @@ var scenarios = []string{"overhead", "fanin", "churn", "plans"}
 type result struct {
 	Machine  machine       `json:"machine"`
 	Short    bool          `json:"short"`
+	WeftEnv  []string      `json:"weft_env,omitempty"`
 	Overhead []overheadRow `json:"overhead,omitempty"`
 	Fanin    []faninRow    `json:"fanin,omitempty"`
 	Churn    []churnRow    `json:"churn,omitempty"`
@@ -43,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.short, "short", false, "smoke mode: small counts and durations (under a minute)")
 	fs.BoolVar(&o.json, "json", false, "print the results as JSON")
 	fs.StringVar(&o.scenario, "scenario", "", "run one scenario: overhead, fanin, churn or plans (default: all)")
+	fs.Var(&o.weftEnv, "weft-env", "K=V added to weft's environment only, to compare tunings (repeatable), e.g. GOGC=400")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -75,12 +77,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 // measure builds the binaries, runs the selected scenarios and cleans up
 // everything it started, whatever happens.
 func measure(ctx context.Context, o options) (res *result, err error) {
-	res = &result{Machine: describeMachine(), Short: o.short}
+	res = &result{Machine: describeMachine(), Short: o.short, WeftEnv: o.weftEnv}
 	o.progress("building weft and the upstream")
 	w, err := buildWorkspace(ctx)
 	if err != nil {
 		return res, err
 	}
+	w.weftEnv = o.weftEnv
 	defer func() {
 		res.Orphans = w.cleanup()
 		res.Goals = goals(res)

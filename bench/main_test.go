@@ -33,3 +33,25 @@ func TestPlansScenarioPrintsStubAsJSON(t *testing.T) {
 		t.Errorf("result = %+v, want the plans stub, short mode, no orphans, a machine", res)
 	}
 }
+
+func TestWeftEnvFlagAcceptsOnlyKeyValue(t *testing.T) {
+	tests := []struct {
+		in      string
+		wantErr bool
+	}{
+		{"GOGC=400", false},
+		{"GOMEMLIMIT=", false},
+		{"GOGC", true},
+		{"=400", true},
+	}
+	for _, tc := range tests {
+		var e envList
+		err := e.Set(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("Set(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
+		}
+		if err == nil && e.String() != tc.in {
+			t.Errorf("Set(%q) kept %q", tc.in, e.String())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -11,7 +12,22 @@ type options struct {
 	short    bool
 	json     bool
 	scenario string
+	weftEnv  envList
 	log      io.Writer
+}
+
+// envList collects repeated --weft-env K=V flags.
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, " ") }
+
+// Set adds one K=V.
+func (e *envList) Set(kv string) error {
+	if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+		return fmt.Errorf("%q is not K=V; write it like GOGC=400", kv)
+	}
+	*e = append(*e, kv)
+	return nil
 }
 
 func (o options) wants(s string) bool { return o.scenario == "" || o.scenario == s }

@@ -36,6 +36,7 @@ type workspace struct {
 	dir         string
 	weft        string
 	benchserver string
+	weftEnv     []string // extra variables for weft only (e.g. GOGC=400)
 }
 
 // buildWorkspace creates the directory and builds weft and the upstream once,
@@ -77,6 +78,9 @@ func (w *workspace) command(bin string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = w.dir
 	cmd.Env = w.env()
+	if bin == w.weft {
+		cmd.Env = append(cmd.Env, w.weftEnv...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd
 }

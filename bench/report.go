@@ -77,6 +77,9 @@ func writeJSON(w io.Writer, v any) error {
 // printReport prints one aligned table per scenario, then the goals.
 func printReport(w io.Writer, r *result) {
 	fmt.Fprintf(w, "machine: %d × %s, %s, load average at start %s\n", r.Machine.NProc, r.Machine.CPU, r.Machine.GoVersion, r.Machine.LoadAvg)
+	if len(r.WeftEnv) > 0 {
+		fmt.Fprintf(w, "weft environment: %s\n", strings.Join(r.WeftEnv, " "))
+	}
 	if r.Short {
 		fmt.Fprintln(w, "mode: --short (smoke counts; figures are not representative)")
 	}
