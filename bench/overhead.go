@@ -8,12 +8,13 @@ import (
 
 // overheadRow compares one transport at one concurrency, direct vs weft.
 type overheadRow struct {
-	Transport   string  `json:"transport"`
-	Concurrency int     `json:"concurrency"`
-	Direct      stats   `json:"direct"`
-	Weft        stats   `json:"weft"`
-	Ratio       float64 `json:"throughput_ratio"` // weft ÷ direct calls/s
-	AddedP50MS  float64 `json:"added_p50_ms"`
+	Transport   string   `json:"transport"`
+	Concurrency int      `json:"concurrency"`
+	Direct      stats    `json:"direct"`
+	Weft        stats    `json:"weft"`
+	Ratio       float64  `json:"throughput_ratio"` // weft ÷ direct calls/s
+	AddedP50MS  float64  `json:"added_p50_ms"`
+	Errors      []string `json:"errors,omitempty"` // the first few failures, either path
 }
 
 // pathPair is a direct session to an upstream and a session to the same
@@ -61,7 +62,14 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 		direct = append(direct, runCount(ctx, p.direct, n, conc))
 		weft = append(weft, runCount(ctx, p.weft, n, conc))
 	}
-	row := overheadRow{Transport: p.transport, Concurrency: conc, Direct: merge(direct...).summarise(), Weft: merge(weft...).summarise()}
+	d, wf := merge(direct...), merge(weft...)
+	row := overheadRow{Transport: p.transport, Concurrency: conc, Direct: d.summarise(), Weft: wf.summarise()}
+	for _, e := range d.errs {
+		row.Errors = append(row.Errors, "direct: "+e)
+	}
+	for _, e := range wf.errs {
+		row.Errors = append(row.Errors, "weft: "+e)
+	}
 	if row.Direct.CallsPerSec > 0 {
 		row.Ratio = row.Weft.CallsPerSec / row.Direct.CallsPerSec
 	}

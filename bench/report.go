@@ -85,9 +85,9 @@ func printReport(w io.Writer, r *result) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	if len(r.Overhead) > 0 {
-		fmt.Fprintln(tw, "\n1. call overhead (echo)\ttransport\tconc\tcalls\tdirect p50 ms\tweft p50 ms\tdirect p99 ms\tweft p99 ms\tdirect calls/s\tweft calls/s\tweft ÷ direct\tadded p50 ms\t")
+		fmt.Fprintln(tw, "\n1. call overhead (echo)\ttransport\tconc\tcalls\tfailed d/w\tdirect p50 ms\tweft p50 ms\tdirect p99 ms\tweft p99 ms\tdirect calls/s\tweft calls/s\tweft ÷ direct\tadded p50 ms\t")
 		for _, o := range r.Overhead {
-			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\t%.2f×\t%.3f\t\n", o.Transport, o.Concurrency, o.Weft.Calls,
+			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\t%.2f×\t%.3f\t\n", o.Transport, o.Concurrency, o.Weft.Calls, o.Direct.Failed, o.Weft.Failed,
 				o.Direct.P50MS, o.Weft.P50MS, o.Direct.P99MS, o.Weft.P99MS, o.Direct.CallsPerSec, o.Weft.CallsPerSec, o.Ratio, o.AddedP50MS)
 		}
 	}
@@ -127,6 +127,11 @@ func printGoals(w io.Writer, r *result) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\nprocesses left behind and killed: %d\n", r.Orphans)
+	for _, o := range r.Overhead {
+		for _, e := range o.Errors {
+			fmt.Fprintf(w, "overhead error (%s c=%d): %s\n", o.Transport, o.Concurrency, e)
+		}
+	}
 	for _, c := range r.Churn {
 		for _, e := range c.Errors {
 			fmt.Fprintf(w, "churn error (%s): %s\n", c.Label, e)
