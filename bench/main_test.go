@@ -21,6 +21,7 @@ func TestUnknownScenarioExitsWithUsageError(t *testing.T) {
 // both binaries are built, the JSON is well formed, and nothing is left
 // running.
 func TestPlansScenarioPrintsStubAsJSON(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // the bench's workspace goes under it
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"--short", "--json", "--scenario", "plans"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code = %d; stderr:\n%s", code, stderr.String())

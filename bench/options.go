@@ -19,6 +19,7 @@ type options struct {
 // envList collects repeated --weft-env K=V flags.
 type envList []string
 
+// String shows the variables as given.
 func (e *envList) String() string { return strings.Join(*e, " ") }
 
 // Set adds one K=V.
