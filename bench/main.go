@@ -85,7 +85,7 @@ func measure(ctx context.Context, o options) (res *result, err error) {
 	}
 	w.weftEnv = o.weftEnv
 	defer func() {
-		res.Orphans = w.cleanup()
+		res.Orphans = w.cleanup(err != nil && ctx.Err() == nil)
 		res.Goals = goals(res)
 	}()
 	if o.wants("overhead") {

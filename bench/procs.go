@@ -188,11 +188,16 @@ func (w *workspace) orphans() []int {
 }
 
 // cleanup kills whatever of the bench's own processes is left (there should
-// be none) and removes the workspace; it returns how many it had to kill.
-func (w *workspace) cleanup() int {
+// be none) and returns how many it had to kill. It removes the workspace
+// unless keepLogs is set, when a scenario failed and its logs tell why.
+func (w *workspace) cleanup(keepLogs bool) int {
 	left := w.orphans()
 	for _, pid := range left {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if keepLogs {
+		fmt.Fprintf(os.Stderr, "bench: logs of weft and the upstreams kept in %s (remove it when done)\n", w.dir)
+		return len(left)
 	}
 	if err := os.RemoveAll(w.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(os.Stderr, "bench: cannot remove %s: %v\n", w.dir, err)
