@@ -21,6 +21,7 @@ func (c *Conn) listAll(ctx context.Context) error {
 		if inv.Tools, err = collect(c.session.Tools(ctx, nil)); err != nil {
 			return fmt.Errorf("tools/list: %w", err)
 		}
+		rawSchemas(inv.Tools)
 	}
 	if caps.Resources != nil {
 		if inv.Resources, err = collect(c.session.Resources(ctx, nil)); err != nil {
