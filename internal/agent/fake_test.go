@@ -87,14 +87,7 @@ func (f *fakeTools) Servers() []toolset.ServerInfo {
 func (f *fakeTools) ResourceNames() []string { return []string{"fake://fake/readme"} }
 func (f *fakeTools) PromptNames() []string   { return []string{"fake__greet"} }
 
-var wires = []struct {
-	name     string
-	wire     llmtest.Wire
-	provider string
-}{
-	{"openai", llmtest.OpenAI, llm.ProviderOpenAI},
-	{"anthropic", llmtest.Anthropic, llm.ProviderAnthropic},
-}
+var wires = llmtest.Wires
 
 // setup builds an agent over tools and a scripted LLM speaking wire.
 type setup struct {

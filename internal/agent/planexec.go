@@ -162,16 +162,25 @@ func (r *run) ask(ctx context.Context, kind string, req llm.Request) (*llm.Respo
 	index := len(r.res.Steps) + 1
 	sctx, cancel := context.WithTimeout(ctx, r.a.o.Limits.StepTimeout)
 	defer cancel()
+	resp, cost, err := r.complete(ctx, sctx, index, req)
+	if err != nil || resp == nil {
+		return nil, Step{}, err
+	}
+	return resp, Step{Index: index, Kind: kind, Cost: cost, Duration: time.Since(start)}, nil
+}
+
+// complete sends req under the step context sctx and prices the reply. A
+// step timeout stops the run and returns a nil response and error.
+func (r *run) complete(ctx, sctx context.Context, index int, req llm.Request) (*llm.Response, Cost, error) {
 	resp, err := r.a.o.Provider.Complete(sctx, req)
 	if err != nil {
 		if timedOut(ctx, sctx) {
 			r.stop(ReasonStepTimeout)
-			return nil, Step{}, nil
+			return nil, Cost{}, nil
 		}
-		return nil, Step{}, fmt.Errorf("%s step: %w", kind, err)
+		return nil, Cost{}, fmt.Errorf("step %d: %w", index, err)
 	}
-	st := Step{Index: index, Kind: kind, Cost: r.meter.charge(index, req, resp), Duration: time.Since(start)}
-	return resp, st, nil
+	return resp, r.meter.charge(index, req, resp), nil
 }
 
 // runPlan runs a plan under one step timeout per plan step and records each

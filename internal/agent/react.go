@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -66,15 +65,11 @@ func (r *run) reactStep(ctx context.Context, index int, v *view, req llm.Request
 	start := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, r.a.o.Limits.StepTimeout)
 	defer cancel()
-	resp, err := r.a.o.Provider.Complete(sctx, req)
-	if err != nil {
-		if timedOut(ctx, sctx) {
-			r.stop(ReasonStepTimeout)
-			return Step{}, nil, nil
-		}
-		return Step{}, nil, fmt.Errorf("step %d: %w", index, err)
+	resp, cost, err := r.complete(ctx, sctx, index, req)
+	if err != nil || resp == nil {
+		return Step{}, nil, err
 	}
-	st := Step{Index: index, Kind: "react", Thought: strings.TrimSpace(resp.Message.Content), Cost: r.meter.charge(index, req, resp)}
+	st := Step{Index: index, Kind: "react", Thought: strings.TrimSpace(resp.Message.Content), Cost: cost}
 	added := []llm.Message{resp.Message}
 	if len(resp.Message.ToolCalls) == 0 && st.Thought != "" {
 		st.Kind, st.Answer, st.Thought = "answer", st.Thought, ""

@@ -17,9 +17,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // A2/A3: a tool call, its observation, then the answer, over each provider.
 func TestTwoStepToolUsingAnswer(t *testing.T) {
 	for _, w := range wires {
-		t.Run(w.name, func(t *testing.T) {
+		t.Run(w.Name, func(t *testing.T) {
 			tools := newFakeTools()
-			a, srv := setup{wire: w.wire, provider: w.provider, limits: limits(nil)}.start(t, tools,
+			a, srv := setup{wire: w.Wire, provider: w.Provider, limits: limits(nil)}.start(t, tools,
 				llmtest.Reply{Text: "I will echo hi.", Calls: []llmtest.Call{{Name: "fake__echo", Args: `{"text":"hi"}`}}, Usage: &llmtest.Usage{Input: 100, Output: 20}},
 				llmtest.Reply{Text: "The echo said fake:hi.", Usage: &llmtest.Usage{Input: 150, Output: 10}},
 			)

@@ -14,14 +14,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-var wires = []struct {
-	name     string
-	wire     llmtest.Wire
-	provider string
-}{
-	{"openai", llmtest.OpenAI, llm.ProviderOpenAI},
-	{"anthropic", llmtest.Anthropic, llm.ProviderAnthropic},
-}
+var wires = llmtest.Wires
 
 func provider(t *testing.T, provider, url string, retries int) llm.Provider {
 	t.Helper()
@@ -40,12 +33,12 @@ var echoTool = llm.Tool{Name: "fake__echo", Description: "Echo the text back",
 // carry tool definitions, calls, results and usage both ways.
 func TestToolCallRoundTrip(t *testing.T) {
 	for _, w := range wires {
-		t.Run(w.name, func(t *testing.T) {
-			srv := llmtest.New(t, w.wire,
+		t.Run(w.Name, func(t *testing.T) {
+			srv := llmtest.New(t, w.Wire,
 				llmtest.Reply{Text: "Let me echo.", Calls: []llmtest.Call{{Name: "fake__echo", Args: `{"text":"hi"}`}}, Usage: &llmtest.Usage{Input: 100, Output: 20}},
 				llmtest.Reply{Text: "It said hi.", Usage: &llmtest.Usage{Input: 150, Output: 10}},
 			)
-			p := provider(t, w.provider, srv.URL(), -1)
+			p := provider(t, w.Provider, srv.URL(), -1)
 			ctx := context.Background()
 			req := llm.Request{System: "be brief", Tools: []llm.Tool{echoTool},
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: "echo hi"}}}
@@ -88,9 +81,9 @@ func TestToolCallRoundTrip(t *testing.T) {
 
 func TestNoUsageReported(t *testing.T) {
 	for _, w := range wires {
-		t.Run(w.name, func(t *testing.T) {
-			srv := llmtest.New(t, w.wire, llmtest.Reply{Text: "done"})
-			r, err := provider(t, w.provider, srv.URL(), -1).Complete(context.Background(),
+		t.Run(w.Name, func(t *testing.T) {
+			srv := llmtest.New(t, w.Wire, llmtest.Reply{Text: "done"})
+			r, err := provider(t, w.Provider, srv.URL(), -1).Complete(context.Background(),
 				llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -120,9 +113,9 @@ func TestErrors(t *testing.T) {
 	}
 	for _, w := range wires {
 		for _, c := range cases {
-			t.Run(w.name+"/"+c.name, func(t *testing.T) {
-				srv := llmtest.New(t, w.wire, c.script...)
-				_, err := provider(t, w.provider, srv.URL(), c.retries).Complete(context.Background(),
+			t.Run(w.Name+"/"+c.name, func(t *testing.T) {
+				srv := llmtest.New(t, w.Wire, c.script...)
+				_, err := provider(t, w.Provider, srv.URL(), c.retries).Complete(context.Background(),
 					llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
 				var le *llm.Error
 				if !errors.As(err, &le) || le.Kind != c.kind {
@@ -142,9 +135,9 @@ func TestErrors(t *testing.T) {
 func TestRetryThenSuccess(t *testing.T) {
 	fast := map[string]string{"Retry-After-Ms": "1"}
 	for _, w := range wires {
-		t.Run(w.name, func(t *testing.T) {
-			srv := llmtest.New(t, w.wire, llmtest.Reply{Status: 429, Header: fast}, llmtest.Reply{Status: 500, Header: fast}, llmtest.Reply{Text: "ok"})
-			r, err := provider(t, w.provider, srv.URL(), 2).Complete(context.Background(),
+		t.Run(w.Name, func(t *testing.T) {
+			srv := llmtest.New(t, w.Wire, llmtest.Reply{Status: 429, Header: fast}, llmtest.Reply{Status: 500, Header: fast}, llmtest.Reply{Text: "ok"})
+			r, err := provider(t, w.Provider, srv.URL(), 2).Complete(context.Background(),
 				llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
 			if err != nil || r.Message.Content != "ok" {
 				t.Fatalf("got %+v, %v", r, err)
@@ -161,8 +154,8 @@ func TestUnreachable(t *testing.T) {
 	url := "http://" + ln.Addr().String()
 	ln.Close()
 	for _, w := range wires {
-		t.Run(w.name, func(t *testing.T) {
-			_, err := provider(t, w.provider, url, -1).Complete(context.Background(),
+		t.Run(w.Name, func(t *testing.T) {
+			_, err := provider(t, w.Provider, url, -1).Complete(context.Background(),
 				llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
 			var le *llm.Error
 			if !errors.As(err, &le) || le.Kind != llm.KindUnreachable {
@@ -177,11 +170,11 @@ func TestUnreachable(t *testing.T) {
 
 func TestTimeoutIsTheContextsError(t *testing.T) {
 	for _, w := range wires {
-		t.Run(w.name, func(t *testing.T) {
-			srv := llmtest.New(t, w.wire, llmtest.Reply{Hold: true})
+		t.Run(w.Name, func(t *testing.T) {
+			srv := llmtest.New(t, w.Wire, llmtest.Reply{Hold: true})
 			ctx, cancel := context.WithCancel(context.Background())
 			srv.OnRequest(func(llmtest.Request) { cancel() })
-			_, err := provider(t, w.provider, srv.URL(), 2).Complete(ctx,
+			_, err := provider(t, w.Provider, srv.URL(), 2).Complete(ctx,
 				llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)

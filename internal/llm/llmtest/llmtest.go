@@ -24,6 +24,17 @@ const (
 	Anthropic             // POST /v1/messages
 )
 
+// WireCase pairs a wire format with the [llm] provider that speaks it, for
+// tests that run once per provider.
+type WireCase struct {
+	Name     string
+	Wire     Wire
+	Provider string
+}
+
+// Wires lists every wire format with its provider.
+var Wires = []WireCase{{"openai", OpenAI, "openai"}, {"anthropic", Anthropic, "anthropic"}}
+
 // Call is a tool call in a scripted reply.
 type Call struct {
 	Name string
