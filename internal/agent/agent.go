@@ -125,15 +125,17 @@ type Action struct {
 // Step is one iteration of the loop: a thought, the actions it took and
 // what they observed, or the final answer.
 type Step struct {
-	Index    int           `json:"index"`
-	Kind     string        `json:"kind"` // react, plan, plan_step, answer
-	Thought  string        `json:"thought,omitempty"`
-	Actions  []Action      `json:"actions,omitempty"`
-	Answer   string        `json:"answer,omitempty"`
-	NoOp     string        `json:"noop,omitempty"` // which no-op rule the step met
-	Cost     Cost          `json:"cost"`
-	Sender   string        `json:"sender_id"`
-	Duration time.Duration `json:"duration_ns"`
+	Index   int      `json:"index"`
+	Kind    string   `json:"kind"` // react, plan, plan_step, answer
+	Thought string   `json:"thought,omitempty"`
+	Actions []Action `json:"actions,omitempty"`
+	Answer  string   `json:"answer,omitempty"`
+	// Plan is the plan a plan step wrote (plan_and_execute).
+	Plan     json.RawMessage `json:"plan,omitempty"`
+	NoOp     string          `json:"noop,omitempty"` // which no-op rule the step met
+	Cost     Cost            `json:"cost"`
+	Sender   string          `json:"sender_id"`
+	Duration time.Duration   `json:"duration_ns"`
 }
 
 // Result is the full record of a run.

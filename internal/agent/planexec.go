@@ -151,8 +151,18 @@ func (r *run) writePlan(ctx context.Context, v *view, msgs []llm.Message) (raw j
 		r.recordPlanning(st)
 		return nil, nil, reply, "The plan was not valid: " + verr.Error(), nil
 	}
+	st.Thought, st.Plan = planSummary(got), raw
 	r.recordPlanning(st)
 	return raw, &got, reply, "", nil
+}
+
+// planSummary is a plan on one line: its title and numbered step titles.
+func planSummary(info PlanInfo) string {
+	parts := make([]string, len(info.Steps))
+	for i, s := range info.Steps {
+		parts[i] = fmt.Sprintf("%d. %s", s.Index, s.Title)
+	}
+	return fmt.Sprintf("plan %q: %s", info.Title, strings.Join(parts, "; "))
 }
 
 // ask sends one request under the step timeout and prices it. A nil
