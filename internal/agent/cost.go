@@ -48,6 +48,20 @@ func (t *Totals) Add(sender string, c Cost) {
 	t.BySender[sender] += c.USD
 }
 
+// Merge adds the totals of another run (a chat session sums its tasks).
+func (t *Totals) Merge(o Totals) {
+	t.InputTokens += o.InputTokens
+	t.OutputTokens += o.OutputTokens
+	t.USD += o.USD
+	t.Requests += o.Requests
+	for sender, usd := range o.BySender {
+		if t.BySender == nil {
+			t.BySender = map[string]float64{}
+		}
+		t.BySender[sender] += usd
+	}
+}
+
 // charsPerToken is the usual rule of thumb for English text and JSON; it is
 // only used when the provider reports no usage.
 const charsPerToken = 4

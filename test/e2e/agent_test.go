@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/weft-dev/weft/internal/llm/llmtest"
+	"github.com/weft-dev/weft/internal/testutil"
+)
+
+// agentConfig is a weft.toml with the fake stdio server and [llm] pointing
+// at a scripted LLM.
+func agentConfig(t *testing.T, provider, baseURL, extra string) string {
+	t.Setenv("LLMTEST_KEY", "sk-test")
+	return fmt.Sprintf("[llm]\nprovider = %q\nmodel = \"test-model\"\nbase_url = %q\napi_key_env = \"LLMTEST_KEY\"\n\n%s\n"+
+		"[tools.mcp_servers.fake]\ntarget = %q\n", provider, baseURL, extra, testutil.FakeServerBinary(t))
+}
+
+// A6: the real binary runs a two-step tool-using task against each
+// provider's wire format and the fake MCP server.
+func TestAgentRunBinary(t *testing.T) {
+	for _, w := range llmtest.Wires {
+		t.Run(w.Name, func(t *testing.T) {
+			srv := llmtest.New(t, w.Wire,
+				llmtest.Reply{Text: "Echo it.", Calls: []llmtest.Call{{Name: "fake__echo", Args: `{"text":"hi"}`}}, Usage: &llmtest.Usage{Input: 1000, Output: 50}},
+				llmtest.Reply{Text: "The server echoed fake:hi.", Usage: &llmtest.Usage{Input: 1200, Output: 10}},
+			)
+			e := newEnv(t)
+			e.writeConfig(t, agentConfig(t, w.Provider, srv.URL(), "[prices.\"test-model\"]\ninput = 2\noutput = 10\n"))
+			out, errOut, code := e.runInput("", "run", "echo hi", "--sender", "e2e")
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			for _, want := range []string{"[1] thought: Echo it.", `[1] action: fake__echo {"text":"hi"}`, `[1] observation: {"text":"fake:hi"}`,
+				"[2] answer: The server echoed fake:hi.", "Answer: The server echoed fake:hi.",
+				"Cost: $0.005000 (2200 input + 60 output tokens, 2 LLM requests)"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if !strings.Contains(errOut, "agent step cost") || !strings.Contains(errOut, "sender_id=e2e") {
+				t.Errorf("stderr does not log the cost per step with its sender:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestAgentRunJSONAndPartialExit(t *testing.T) {
+	srv := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "fake__echo", Args: `{"text":"a"}`}}},
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "fake__echo", Args: `{"text":"b"}`}}},
+	)
+	e := newEnv(t)
+	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), "[router.planning]\nmax_planning_depth = 2\n"))
+	out, errOut, code := e.runInput("", "run", "keep echoing", "--json")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 for an early stop\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	var res struct {
+		Reason  string `json:"reason"`
+		Message string `json:"message"`
+		Steps   []struct {
+			Actions []struct{ Observation string } `json:"actions"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	want := "Planning terminated: depth_limit. Completed 2 of 2 planned steps. Partial results below."
+	if res.Reason != "depth_limit" || res.Message != want || len(res.Steps) != 2 || res.Steps[1].Actions[0].Observation != `{"text":"fake:b"}` {
+		t.Errorf("record = %+v", res)
+	}
+	if !strings.Contains(errOut, "weft: planning terminated: depth_limit") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+// A6: `weft chat` reads one task per line from a pipe, answers slash
+// commands, and keeps earlier turns as history.
+func TestAgentChatPiped(t *testing.T) {
+	srv := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Text: "Hello."},
+		llmtest.Reply{Text: "You said hello."},
+	)
+	e := newEnv(t)
+	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), ""))
+	out, errOut, code := e.runInput("/servers\n/tools\nhello\nwhat did I say?\n/quit\nnever read\n", "chat")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"fake\tactive\tbreaker closed", "fake__echo\t", "Answer: Hello.", "Answer: You said hello.", "Session cost:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d LLM requests, want 2 (the line after /quit is not read)", len(reqs))
+	}
+	var history []string
+	for _, m := range reqs[1].Messages {
+		history = append(history, m.Role+":"+m.Text)
+	}
+	if h := strings.Join(history, "|"); !strings.Contains(h, "user:hello|assistant:Hello.|user:what did I say?") {
+		t.Errorf("second turn lacks the first as history: %s", h)
+	}
+}
+
+// A1: an unreachable LLM is one clear line on stderr.
+func TestAgentRunUnreachableLLM(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(t, agentConfig(t, "openai", fmt.Sprintf("http://127.0.0.1:%d/v1", freePort(t)), ""))
+	out, errOut, code := e.runInput("", "run", "anything")
+	if code != 1 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	last := lastLine(errOut)
+	if !strings.HasPrefix(last, "weft: run: step 1: cannot reach OpenAI-compatible LLM at http://127.0.0.1:") || !strings.Contains(last, "fix [llm] base_url") {
+		t.Errorf("last stderr line %q", last)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
