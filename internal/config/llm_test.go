@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +85,32 @@ func TestAgentConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%q: err = %v, want mention of %q", c.body, err, c.says)
 		}
+	}
+}
+
+// The example of docs/guides/configuration.md's agent section loads and
+// means what the guide says.
+func TestConfigurationGuideAgentExample(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "## The agent:")
+	_, block, ok2 := strings.Cut(section, "```toml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("configuration.md has no toml example in its agent section")
+	}
+	dir := isolate(t)
+	cfg, err := Load(writeFile(t, filepath.Join(dir, "weft.toml"), block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cfg.Agent
+	if a.LLM.Model != "llama3.2" || a.LLM.MaxRetries != 2 || a.Planning != DefaultAgent().Planning {
+		t.Errorf("guide example loads as %+v", a)
+	}
+	if p, ok := a.PriceOf("llama3.2"); !ok || p != (Price{}) {
+		t.Errorf("llama3.2 price = %+v %v", p, ok)
 	}
 }

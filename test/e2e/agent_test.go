@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,4 +127,121 @@ func TestAgentRunUnreachableLLM(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// docBlocks returns the fenced blocks of a markdown file in order, each as
+// its language and its lines.
+func docBlocks(t *testing.T, path string) []docBlock {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docBlock
+	var cur *docBlock
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case cur == nil && strings.HasPrefix(line, "```"):
+			cur = &docBlock{lang: strings.TrimPrefix(line, "```")}
+		case cur != nil && line == "```":
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.lines = append(cur.lines, line)
+		}
+	}
+	return out
+}
+
+type docBlock struct {
+	lang  string
+	lines []string
+}
+
+// shellWords splits a command line of the guide: words, "double" and
+// 'single' quoted strings, and a `printf '…' |` prefix giving stdin.
+func shellWords(line string) (args []string, stdin string) {
+	if rest, ok := strings.CutPrefix(line, "printf '"); ok {
+		text, cmd, _ := strings.Cut(rest, "' | ")
+		stdin, line = strings.ReplaceAll(text, `\n`, "\n"), cmd
+	}
+	var cur strings.Builder
+	quote, inWord := rune(0), false
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, inWord = r, true
+		case r == ' ':
+			if inWord {
+				args, inWord = append(args, cur.String()), false
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	return args, stdin
+}
+
+// Every command of docs/guides/agent.md runs against its config (with the
+// scripted LLM as base_url and server-everything installed locally), and
+// the output shown after a command is what it prints.
+func TestAgentGuideCommands(t *testing.T) {
+	bin := npmBin(t, "mcp-server-everything")
+	node := npmBin(t, "node")
+	sum := []llmtest.Reply{
+		{Text: "I will add the numbers with the get-sum tool.", Calls: []llmtest.Call{{Name: "everything__get-sum", Args: `{"a":2,"b":3}`}}, Usage: &llmtest.Usage{Input: 700, Output: 30}},
+		{Text: "2 + 3 = 5.", Usage: &llmtest.Usage{Input: 830, Output: 8}},
+	}
+	srv := llmtest.New(t, llmtest.OpenAI, append(append(append([]llmtest.Reply{}, sum...), sum...), sum...)...)
+	blocks := docBlocks(t, filepath.Join("..", "..", "docs", "guides", "agent.md"))
+	var config string
+	for _, line := range blocks[0].lines {
+		switch {
+		case strings.HasPrefix(line, "base_url"):
+			line = fmt.Sprintf("base_url = %q", srv.URL())
+		case strings.HasPrefix(line, "target"):
+			line = fmt.Sprintf("target = %q\nenv = { PATH = %q }", bin, filepath.Dir(node)+":"+os.Getenv("PATH"))
+		case strings.HasPrefix(line, "args"):
+			continue
+		}
+		config += line + "\n"
+	}
+	e := newEnv(t)
+	e.writeConfig(t, config)
+	ran := 0
+	for i, b := range blocks {
+		if b.lang != "sh" {
+			continue
+		}
+		args, stdin := shellWords(b.lines[0])
+		if args[0] != "weft" {
+			t.Fatalf("guide command %q does not start with weft", b.lines[0])
+		}
+		out, errOut, code := e.runInput(stdin, args[1:]...)
+		ran++
+		if code != 0 {
+			t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", b.lines[0], code, out, errOut)
+		}
+		if strings.Contains(b.lines[0], "--json") && !json.Valid([]byte(out)) {
+			t.Errorf("%s: stdout is not JSON:\n%s", b.lines[0], out)
+		}
+		if i+1 < len(blocks) && blocks[i+1].lang == "text" {
+			for _, want := range blocks[i+1].lines {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: output lacks the guide's line %q:\n%s", b.lines[0], want, out)
+				}
+			}
+		}
+	}
+	if ran != 3 {
+		t.Errorf("ran %d guide commands, want 3", ran)
+	}
 }
