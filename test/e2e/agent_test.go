@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/weft-dev/weft/internal/llm/llmtest"
 	"github.com/weft-dev/weft/internal/testutil"
@@ -243,5 +247,71 @@ func TestAgentGuideCommands(t *testing.T) {
 	}
 	if ran != 3 {
 		t.Errorf("ran %d guide commands, want 3", ran)
+	}
+}
+
+// A2 with the real hub: a server added to weft.toml while the first LLM
+// request is in flight is offered in the second request, not the first.
+func TestAgentSeesServerAddedMidRun(t *testing.T) {
+	srv := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "fake__echo", Args: `{"text":"a"}`}}},
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "late__echo", Args: `{"text":"b"}`}}},
+		llmtest.Reply{Text: "Both answered."},
+	)
+	e := newEnv(t)
+	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), ""))
+	reloaded := make(chan struct{})
+	srv.OnRequest(func(r llmtest.Request) {
+		if r.Index != 0 {
+			return
+		}
+		late := fmt.Sprintf("\n[tools.mcp_servers.late]\ntarget = %q\nargs = [\"--name\", \"late\"]\n", testutil.FakeServerBinary(t))
+		f, err := os.OpenFile(e.config, os.O_APPEND|os.O_WRONLY, 0o600)
+		if err == nil {
+			_, err = f.WriteString(late)
+			f.Close()
+		}
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		// Answer once weft has applied the edit, so the next step must see it.
+		select {
+		case <-reloaded:
+		case <-time.After(30 * time.Second):
+			t.Error("weft did not log a config reload within 30 s")
+		}
+	})
+	cmd := exec.Command(weftBinary(t), "--config", e.config, "run", "use both servers")
+	cmd.Env = e.environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	sc := bufio.NewScanner(pipe)
+	once := false
+	for sc.Scan() {
+		stderr.WriteString(sc.Text() + "\n")
+		if !once && strings.Contains(sc.Text(), "config reloaded") {
+			once = true
+			close(reloaded)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("weft run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[0].HasTool("late__echo") || !reqs[1].HasTool("late__echo") {
+		t.Fatalf("late__echo offered: first %v, second %v", reqs[0].HasTool("late__echo"), len(reqs) > 1 && reqs[1].HasTool("late__echo"))
+	}
+	if out := stdout.String(); !strings.Contains(out, `[2] observation: {"text":"late:b"}`) || !strings.Contains(out, "Answer: Both answered.") {
+		t.Errorf("stdout:\n%s", out)
 	}
 }
