@@ -161,8 +161,7 @@ func (a *Agent) Run(ctx context.Context, task Task) (*Result, error) {
 	if strategy == "" {
 		strategy = a.o.Strategy
 	}
-	r := &run{a: a, task: task, res: &Result{Task: task.Text, Strategy: strategy, Planned: a.o.Limits.MaxDepth},
-		meter: newMeter(a.o.Price, task.Sender, a.o.Logger)}
+	r := a.newRun(task, strategy)
 	var err error
 	switch strategy {
 	case StrategyReact:
@@ -172,12 +171,23 @@ func (a *Agent) Run(ctx context.Context, task Task) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("strategy %q is not known: use react or plan_and_execute", strategy)
 	}
+	return r.finish(), err
+}
+
+func (a *Agent) newRun(task Task, strategy string) *run {
+	return &run{a: a, task: task, res: &Result{Task: task.Text, Strategy: strategy, Planned: a.o.Limits.MaxDepth},
+		meter: newMeter(a.o.Price, task.Sender, a.o.Logger)}
+}
+
+// finish completes the result: totals, and the partial-result message of
+// an early stop.
+func (r *run) finish() *Result {
 	r.res.Totals = r.meter.totals
 	if r.res.Reason != "" && r.res.Reason != ReasonComplete {
 		r.res.Message = fmt.Sprintf("Planning terminated: %s. Completed %d of %d planned steps. Partial results below.",
 			r.res.Reason, r.res.Completed, r.res.Planned)
 	}
-	return r.res, err
+	return r.res
 }
 
 // run is the state of one task.

@@ -97,7 +97,8 @@ func (r *run) planAndExecute(ctx context.Context) error {
 		msgs = append(msgs, reply)
 		if info != nil {
 			r.res.Planned = len(done) + len(info.Steps)
-			if len(r.res.Steps)+len(info.Steps) > r.a.o.Limits.MaxDepth {
+			// The plan's steps and the answer after them must fit the depth.
+			if len(r.res.Steps)+len(info.Steps)+1 > r.a.o.Limits.MaxDepth {
 				r.stop(ReasonDepthLimit)
 				return nil
 			}

@@ -168,3 +168,40 @@ func TestPlanAndExecuteWithoutRunner(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// P2 create: the model's draft is validated, an invalid one is sent back,
+// and nothing runs.
+func TestWritePlan(t *testing.T) {
+	runner := &fakeRunner{}
+	a, srv := setup{limits: limits(nil), plans: runner}.start(t, newFakeTools(),
+		llmtest.Reply{Text: `{"title":"p","steps":[{"index":1,"title":"x","tool_calls":[{"name":"nope__tool"}]}]}`},
+		planReply("fetch", "store"))
+	raw, res, err := a.WritePlan(context.Background(), agent.Task{Text: "fetch then store"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p fakePlan
+	if json.Unmarshal(raw, &p) != nil || len(p.Steps) != 2 || res.Reason != agent.ReasonComplete || res.Replans != 1 {
+		t.Fatalf("plan %s, result %+v", raw, res)
+	}
+	if runner.runs() != 0 || len(srv.Requests()) != 2 {
+		t.Errorf("%d runs, %d LLM requests; want 0 and 2", runner.runs(), len(srv.Requests()))
+	}
+}
+
+// A4 in plan_and_execute: a plan whose steps (and the answer after them)
+// would pass the depth limit is not run.
+func TestPlanAndExecuteDepthLimit(t *testing.T) {
+	runner := &fakeRunner{}
+	l := limits(func(l *agent.Limits) { l.MaxDepth = 3 })
+	a, _ := setup{limits: l, plans: runner, strategy: agent.StrategyPlanAndExecute}.start(t, newFakeTools(),
+		planReply("a", "b", "c"))
+	res, err := a.Run(context.Background(), agent.Task{Text: "a, b, c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Planning terminated: depth_limit. Completed 0 of 3 planned steps. Partial results below."
+	if res.Reason != agent.ReasonDepthLimit || res.Message != want || runner.runs() != 0 {
+		t.Fatalf("reason %s message %q runs %d", res.Reason, res.Message, runner.runs())
+	}
+}
