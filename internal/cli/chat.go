@@ -54,22 +54,54 @@ func (a *app) chat(ctx context.Context, in io.Reader, f agentFlags) error {
 	if interactive {
 		fmt.Fprintln(a.stdout, chatHelp)
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	done := make(chan struct{})
+	defer close(done)
+	lines, readErr := readLines(in, done)
 	for {
 		if interactive {
 			fmt.Fprint(a.stdout, "> ")
 		}
-		if !sc.Scan() || ctx.Err() != nil {
-			break
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+		case <-ctx.Done():
 		}
-		if !c.handle(ctx, strings.TrimSpace(sc.Text())) {
+		if !ok || ctx.Err() != nil || !c.handle(ctx, strings.TrimSpace(line)) {
 			break
 		}
 	}
 	t := c.totals
 	fmt.Fprintf(a.stdout, "Session cost: $%.6f (%d input + %d output tokens, %d LLM requests)\n", t.USD, t.InputTokens, t.OutputTokens, t.Requests)
-	return sc.Err()
+	select {
+	case err := <-readErr:
+		return err
+	default:
+		return nil
+	}
+}
+
+// readLines delivers the lines of in until its end or until done closes.
+// Should chat return while the reader waits in Read (Ctrl-C at a terminal
+// prompt), the goroutine ends with the process, which exits right after.
+func readLines(in io.Reader, done <-chan struct{}) (<-chan string, <-chan error) {
+	lines, errc := make(chan string), make(chan error, 1)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-done:
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			errc <- fmt.Errorf("read input: %w", err)
+		}
+	}()
+	return lines, errc
 }
 
 // handle acts on one line; false ends the session.
