@@ -23,6 +23,14 @@ const (
 	maxObservation = 16000
 )
 
+// ItemDescriber is optionally implemented by a Caller that knows the
+// descriptions of resources and prompts (keyed by the names Describer
+// gives); the system context then shows them next to the names (SPEC A2).
+type ItemDescriber interface {
+	ResourceDescriptions() map[string]string
+	PromptDescriptions() map[string]string
+}
+
 // view is one iteration's snapshot of the catalog (SPEC A2): taken at the
 // start of the iteration and used for all of it, so a server added or
 // removed mid-run shows up in the next iteration, never mid-call.
@@ -33,6 +41,8 @@ type view struct {
 	servers   []toolset.ServerInfo
 	resources []string
 	prompts   []string
+	// descriptions of resources and prompts, when the caller knows them
+	resDesc, promptDesc map[string]string
 }
 
 func snapshot(c toolset.Caller, maxTools int) *view {
@@ -43,6 +53,9 @@ func snapshot(c toolset.Caller, maxTools int) *view {
 	}
 	if d, ok := c.(toolset.Describer); ok {
 		v.servers, v.resources, v.prompts = d.Servers(), d.ResourceNames(), d.PromptNames()
+	}
+	if d, ok := c.(ItemDescriber); ok {
+		v.resDesc, v.promptDesc = d.ResourceDescriptions(), d.PromptDescriptions()
 	}
 	return v
 }
@@ -82,15 +95,27 @@ func (v *view) context() string {
 		b.WriteString("\n")
 	}
 	if len(v.resources) > 0 {
-		fmt.Fprintf(&b, "Resources (names only; their content is fetched on request): %s\n", strings.Join(v.resources, ", "))
+		fmt.Fprintf(&b, "Resources (their content is fetched only on request): %s\n", describe(v.resources, v.resDesc))
 	}
 	if len(v.prompts) > 0 {
-		fmt.Fprintf(&b, "Prompts: %s\n", strings.Join(v.prompts, ", "))
+		fmt.Fprintf(&b, "Prompts: %s\n", describe(v.prompts, v.promptDesc))
 	}
 	if n := v.overflow(); n > 0 {
 		fmt.Fprintf(&b, "%d more tools are not listed; find them with %s and call them with %s.\n", n, SearchToolName, CallToolName)
 	}
 	return b.String()
+}
+
+// describe lists names, each with its description when there is one.
+func describe(names []string, desc map[string]string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n
+		if d := strings.Join(strings.Fields(desc[n]), " "); d != "" {
+			parts[i] += " (" + d + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // call runs one tool call the model asked for and returns what it observed.

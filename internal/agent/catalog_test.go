@@ -51,7 +51,7 @@ func TestSystemContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	system := srv.Requests()[0].Messages[0]
-	for _, want := range []string{"- fake: active, circuit breaker closed", "- flaky: active, circuit breaker open", "fake://fake/readme", "fake__greet"} {
+	for _, want := range []string{"- fake: active, circuit breaker closed", "- flaky: active, circuit breaker open", "fake://fake/readme (what the fake server does)", "Prompts: fake__greet\n"} {
 		if system.Role != "system" || !strings.Contains(system.Text, want) {
 			t.Errorf("system context misses %q:\n%s", want, system.Text)
 		}

@@ -87,6 +87,11 @@ func (f *fakeTools) Servers() []toolset.ServerInfo {
 func (f *fakeTools) ResourceNames() []string { return []string{"fake://fake/readme"} }
 func (f *fakeTools) PromptNames() []string   { return []string{"fake__greet"} }
 
+func (f *fakeTools) ResourceDescriptions() map[string]string {
+	return map[string]string{"fake://fake/readme": "what the fake server does"}
+}
+func (f *fakeTools) PromptDescriptions() map[string]string { return map[string]string{} }
+
 var wires = llmtest.Wires
 
 // setup builds an agent over tools and a scripted LLM speaking wire.
