@@ -35,6 +35,7 @@ type Error struct {
 	Err      error
 }
 
+// Error says what failed and what to do, on one line.
 func (e *Error) Error() string {
 	var b strings.Builder
 	switch e.Kind {
@@ -62,6 +63,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the SDK error underneath.
 func (e *Error) Unwrap() error { return e.Err }
 
 // classify turns an SDK error into an *Error. Context errors pass through

@@ -24,6 +24,7 @@ type endpoint struct {
 	retries   int
 }
 
+// Model names the model requests go to.
 func (e *endpoint) Model() string { return e.model }
 
 type openAIProvider struct {
