@@ -54,6 +54,9 @@ type PlanStepResult struct {
 	Title  string
 	Status string
 	Tools  []string
+	// Args are the arguments of the step's call (an object), or of all its
+	// calls (an array), as the plan wrote them; nil shows as {}.
+	Args   json.RawMessage
 	Result string // the step's result as text (completed steps)
 	Error  string // why it failed
 }
@@ -213,7 +216,11 @@ func (r *run) runPlan(ctx context.Context, raw json.RawMessage, steps int) (*Pla
 			if s.Status == PlanStepFailed {
 				obs, isErr = s.Error, true
 			}
-			st.Actions = []Action{{Tool: strings.Join(s.Tools, ","), Args: json.RawMessage("{}"), Observation: obs, IsError: isErr}}
+			args := s.Args
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			st.Actions = []Action{{Tool: strings.Join(s.Tools, ","), Args: args, Observation: obs, IsError: isErr}}
 			r.recordPlanning(st)
 		}
 	}
