@@ -131,6 +131,9 @@ func TestCostEstimatedWithoutUsage(t *testing.T) {
 	if !c.Estimated || c.OutputTokens != 100 || c.InputTokens <= 0 || c.InputTokens > int64(len(body)) {
 		t.Fatalf("cost %+v for a %d-byte request and a 400-character reply", c, len(body))
 	}
+	if !res.Totals.Estimated || !strings.Contains(printed(res), "tokens were estimated from characters") {
+		t.Errorf("totals do not say the tokens were estimated: %+v", res.Totals)
+	}
 	if want := float64(c.InputTokens+c.OutputTokens) / 1e6; math.Abs(res.Totals.USD-want) > 1e-12 {
 		t.Errorf("usd %f, want %f", res.Totals.USD, want)
 	}

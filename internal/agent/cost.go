@@ -34,6 +34,8 @@ type Totals struct {
 	USD          float64            `json:"usd"`
 	Requests     int                `json:"llm_requests"`
 	BySender     map[string]float64 `json:"by_sender,omitempty"`
+	// Estimated is true when some tokens were estimated from characters.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Add folds c, spent by sender, into the totals.
@@ -42,6 +44,7 @@ func (t *Totals) Add(sender string, c Cost) {
 	t.OutputTokens += c.OutputTokens
 	t.USD += c.USD
 	t.Requests++
+	t.Estimated = t.Estimated || c.Estimated
 	if t.BySender == nil {
 		t.BySender = map[string]float64{}
 	}
@@ -54,6 +57,7 @@ func (t *Totals) Merge(o Totals) {
 	t.OutputTokens += o.OutputTokens
 	t.USD += o.USD
 	t.Requests += o.Requests
+	t.Estimated = t.Estimated || o.Estimated
 	for sender, usd := range o.BySender {
 		if t.BySender == nil {
 			t.BySender = map[string]float64{}

@@ -48,8 +48,16 @@ func WriteSummary(w io.Writer, r *Result) {
 			}
 		}
 	}
-	t := r.Totals
-	fmt.Fprintf(w, "Cost: $%.6f (%d input + %d output tokens, %d LLM requests)\n", t.USD, t.InputTokens, t.OutputTokens, t.Requests)
+	WriteCost(w, "Cost", r.Totals)
+}
+
+// WriteCost prints totals on one line, saying when tokens were estimated.
+func WriteCost(w io.Writer, label string, t Totals) {
+	note := ""
+	if t.Estimated {
+		note = "; the server reported no usage, so tokens were estimated from characters"
+	}
+	fmt.Fprintf(w, "%s: $%.6f (%d input + %d output tokens, %d LLM requests%s)\n", label, t.USD, t.InputTokens, t.OutputTokens, t.Requests, note)
 }
 
 // compact puts s on one bounded line.

@@ -71,8 +71,7 @@ func (a *app) chat(ctx context.Context, in io.Reader, f agentFlags) error {
 			break
 		}
 	}
-	t := c.totals
-	fmt.Fprintf(a.stdout, "Session cost: $%.6f (%d input + %d output tokens, %d LLM requests)\n", t.USD, t.InputTokens, t.OutputTokens, t.Requests)
+	agent.WriteCost(a.stdout, "Session cost", c.totals)
 	select {
 	case err := <-readErr:
 		return err
