@@ -41,6 +41,16 @@ func (f *planFlags) store() (*plan.Store, error) {
 	return &plan.Store{Dir: dir}, nil
 }
 
+// load opens the store and reads the plan with the given id.
+func (f *planFlags) load(id string) (*plan.Store, *plan.Plan, error) {
+	s, err := f.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := s.Load(id)
+	return s, p, err
+}
+
 // readPlanFile parses a plan file and gives it an id and creation time.
 func readPlanFile(path string) (*plan.Plan, error) {
 	b, err := os.ReadFile(path)
@@ -188,11 +198,7 @@ func (a *app) planShowCommand(f *planFlags) *cobra.Command {
 		Short: "Draw a plan: its steps, tools, dependencies and variables",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.store()
-			if err != nil {
-				return err
-			}
-			p, err := s.Load(args[0])
+			s, p, err := f.load(args[0])
 			if err != nil {
 				return err
 			}

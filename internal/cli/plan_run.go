@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/toolset"
+	"golang.org/x/term"
 )
 
 // runFlags are the options of `weft plan run` and `resume`.
@@ -38,11 +38,7 @@ func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 		Short: "Run a saved plan (or --dry-run it), with live progress and a checkpoint after every step",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.store()
-			if err != nil {
-				return err
-			}
-			p, err := s.Load(args[0])
+			_, p, err := f.load(args[0])
 			if err != nil {
 				return err
 			}
@@ -73,11 +69,7 @@ func (a *app) planResumeCommand(f *planFlags) *cobra.Command {
 		Short: "Go on with a plan's last run: completed steps are kept, the rest run",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.store()
-			if err != nil {
-				return err
-			}
-			p, err := s.Load(args[0])
+			s, p, err := f.load(args[0])
 			if err != nil {
 				return err
 			}
