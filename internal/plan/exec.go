@@ -95,6 +95,7 @@ type runner struct {
 	done    chan stepDone
 	ctxErr  func() error
 	evMu    sync.Mutex // serialises Events between the coordinator and retrying workers
+	pending []Event    // events waiting for the next save
 	fatal   error      // the failure that stops scheduling
 	begun   time.Time
 }
@@ -207,8 +208,11 @@ func (r *runner) run(ctx context.Context) (*Checkpoint, error) {
 			r.drain()
 			return r.cp, err
 		}
+		r.flush()
 	}
-	return r.cp, r.end(ctx)
+	err := r.end(ctx)
+	r.flush()
+	return r.cp, err
 }
 
 // startReady launches ready steps while slots are free, recording them as
@@ -235,6 +239,7 @@ func (r *runner) startReady(ctx context.Context) error {
 		vars := r.snapshotVars()
 		go r.work(ctx, i, vars)
 	}
+	r.flush()
 	return nil
 }
 
@@ -243,6 +248,7 @@ func (r *runner) drain() {
 	for ; r.running > 0; r.running-- {
 		r.finish(<-r.done)
 	}
+	r.flush()
 }
 
 func (r *runner) work(ctx context.Context, i int, vars map[string]any) {
@@ -349,6 +355,7 @@ func (r *runner) save() error {
 	return nil
 }
 
+// emit queues an event, with the run's counters, for the next flush.
 func (r *runner) emit(e Event) {
 	if r.opts.Events == nil {
 		return
@@ -358,9 +365,21 @@ func (r *runner) emit(e Event) {
 	e.Failed = len(r.cp.FailedSteps)
 	e.Total = len(r.p.Steps)
 	e.Since = r.opts.Now().Sub(r.begun)
+	r.pending = append(r.pending, e)
+}
+
+// flush delivers the events gathered since the last save. Events follow
+// the checkpoint they describe, so "done" means the result is on disk.
+func (r *runner) flush() {
+	if len(r.pending) == 0 {
+		return
+	}
 	r.evMu.Lock()
 	defer r.evMu.Unlock()
-	r.opts.Events(e)
+	for _, e := range r.pending {
+		r.opts.Events(e)
+	}
+	r.pending = r.pending[:0]
 }
 
 // emitRetry reports a retry from a worker, which must not read the
