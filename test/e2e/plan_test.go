@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // crashPlan writes to server-memory's file-backed store: every
@@ -252,5 +256,67 @@ func TestPlanDryRunCallsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(e.memFile); err == nil {
 		t.Error("server-memory's file exists: the dry run reached the upstream")
+	}
+}
+
+// TestPlanToolsOverMCP: a client of `weft serve` lists, shows, dry-runs and
+// runs a saved plan through weft's built-in tools, with progress.
+func TestPlanToolsOverMCP(t *testing.T) {
+	e := newPlanEnv(t)
+	s := e.serve()
+	progress := make(chan *mcp.ProgressNotificationParams, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs, err := everythingClient(progress).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any, meta mcp.Meta) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: meta})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.IsError {
+			t.Fatalf("%s: %v", name, res.Content)
+		}
+		return res
+	}
+	text := func(r *mcp.CallToolResult) string { return r.Content[0].(*mcp.TextContent).Text }
+	if got := text(call("weft__plan_list", nil, nil)); !strings.Contains(got, `"id":"crash"`) {
+		t.Errorf("plan list: %s", got)
+	}
+	if got := text(call("weft__plan_show", map[string]any{"id": "crash"}, nil)); !strings.Contains(got, "Plan: Crash safety (6 steps)") {
+		t.Errorf("plan show: %s", got)
+	}
+	if got := text(call("weft__plan_dry_run", map[string]any{"id": "crash"}, nil)); !strings.Contains(got, "9 tool calls would be made; none was") {
+		t.Errorf("plan dry run: %s", got)
+	}
+	if _, err := os.Stat(e.memFile); err == nil {
+		t.Error("the dry run reached server-memory")
+	}
+	res := call("weft__plan_run", map[string]any{"id": "crash", "max_parallel": 2}, mcp.Meta{"progressToken": "run-1"})
+	var out struct {
+		Status    string         `json:"status"`
+		Variables map[string]any `json:"variables"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil || out.Status != "completed" || out.Variables["graph"] == nil {
+		t.Fatalf("plan run: %s (%v)", b, err)
+	}
+	last, n := 0.0, 0
+	for len(progress) > 0 {
+		p := <-progress
+		if p.ProgressToken != "run-1" {
+			continue
+		}
+		if p.Progress < last {
+			t.Errorf("progress went back from %v to %v", last, p.Progress)
+		}
+		last, n = p.Progress, n+1
+	}
+	if n == 0 || last != 6 {
+		t.Errorf("%d progress notifications, last %v; want some, ending at 6", n, last)
 	}
 }
