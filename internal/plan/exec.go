@@ -96,6 +96,7 @@ type runner struct {
 	ctxErr  func() error
 	evMu    sync.Mutex // serialises Events between the coordinator and retrying workers
 	pending []Event    // events waiting for the next save
+	refs    [][]string // variable names each step refers to, by position
 	fatal   error      // the failure that stops scheduling
 	begun   time.Time
 }
@@ -110,7 +111,7 @@ func newRunner(c toolset.Caller, p *Plan, g *graph, opts Options) (*runner, erro
 	if opts.Budget == nil {
 		opts.Budget = NewBudget(Limits{})
 	}
-	r := &runner{c: c, p: p, g: g, opts: opts, budget: opts.Budget, done: make(chan stepDone)}
+	r := &runner{c: c, p: p, g: g, opts: opts, budget: opts.Budget, done: make(chan stepDone), refs: stepRefs(p)}
 	r.ready = &posHeap{less: g.byPriority(p)}
 	cp, err := r.initialState()
 	if err != nil {
@@ -186,66 +187,69 @@ func (r *runner) checkInflight(prev *Checkpoint) error {
 }
 
 // run is the coordinator: it alone touches the state, starting each step the
-// moment its last dependency completes, up to MaxParallel at once.
+// moment its last dependency completes, up to MaxParallel at once. Each
+// round saves one checkpoint that records the steps just finished and the
+// steps about to start, before any of those starts calling a tool.
 func (r *runner) run(ctx context.Context) (*Checkpoint, error) {
 	r.begun = r.opts.Now()
 	r.ctxErr = ctx.Err
-	if err := r.save(); err != nil {
-		return r.cp, err
-	}
 	for {
-		if err := r.startReady(ctx); err != nil {
-			r.drain()
-			return r.cp, err
-		}
-		if r.running == 0 {
-			break
-		}
-		d := <-r.done
-		r.running--
-		r.finish(d)
+		batch := r.pick(ctx)
 		if err := r.save(); err != nil {
 			r.drain()
 			return r.cp, err
 		}
+		r.launch(ctx, batch)
 		r.flush()
+		if r.running == 0 {
+			break
+		}
+		r.finish(<-r.done)
+		r.collect()
 	}
 	err := r.end(ctx)
 	r.flush()
 	return r.cp, err
 }
 
-// startReady launches ready steps while slots are free, recording them as
-// started (and saving) before any of them calls a tool.
-func (r *runner) startReady(ctx context.Context) error {
+// pick takes ready steps while slots are free and records them as started.
+func (r *runner) pick(ctx context.Context) []int {
 	if r.fatal != nil || ctx.Err() != nil {
 		return nil
 	}
 	var batch []int
-	for r.running+len(batch) < r.opts.MaxParallel && r.ready.Len() > 0 {
+	for r.running < r.opts.MaxParallel && r.ready.Len() > 0 {
 		i := heap.Pop(r.ready).(int)
 		batch = append(batch, i)
-		r.cp.StartedSteps = append(r.cp.StartedSteps, r.p.Steps[i].Index)
-	}
-	if len(batch) == 0 {
-		return nil
-	}
-	if err := r.save(); err != nil {
-		return err
-	}
-	for _, i := range batch {
 		r.running++
+		r.cp.StartedSteps = append(r.cp.StartedSteps, r.p.Steps[i].Index)
 		r.emit(Event{Kind: StepStarted, Step: &r.p.Steps[i]})
-		vars := r.snapshotVars()
-		go r.work(ctx, i, vars)
 	}
-	r.flush()
-	return nil
+	return batch
+}
+
+func (r *runner) launch(ctx context.Context, batch []int) {
+	for _, i := range batch {
+		go r.work(ctx, i, r.inputs(i))
+	}
+}
+
+// collect takes the outcomes of other steps that ended meanwhile, so that a
+// burst of completions costs one checkpoint.
+func (r *runner) collect() {
+	for {
+		select {
+		case d := <-r.done:
+			r.finish(d)
+		default:
+			return
+		}
+	}
 }
 
 // drain waits for the steps still running, so no goroutine outlives Run.
 func (r *runner) drain() {
-	for ; r.running > 0; r.running-- {
+	for r.running > 0 {
 		r.finish(<-r.done)
 	}
 	r.flush()
@@ -258,19 +262,22 @@ func (r *runner) work(ctx context.Context, i int, vars map[string]any) {
 	r.done <- stepDone{pos: i, result: res, err: err, calls: st.calls, elapsed: time.Since(start)}
 }
 
-// snapshotVars hands a worker its own copy of the variables: the
-// coordinator adds results while the worker reads. Values are never
+// inputs hands a worker its own copy of the variables its step refers to:
+// the coordinator adds results while the worker reads. Values are never
 // mutated, so a shallow copy is enough.
-func (r *runner) snapshotVars() map[string]any {
-	vars := make(map[string]any, len(r.cp.Variables))
-	for k, v := range r.cp.Variables {
-		vars[k] = v
+func (r *runner) inputs(i int) map[string]any {
+	vars := make(map[string]any, len(r.refs[i]))
+	for _, name := range r.refs[i] {
+		if v, ok := r.cp.Variables[name]; ok {
+			vars[name] = v
+		}
 	}
 	return vars
 }
 
 // finish records a step's outcome and unblocks what waited for it.
 func (r *runner) finish(d stepDone) {
+	r.running--
 	s := &r.p.Steps[d.pos]
 	for tool, n := range d.calls {
 		r.cp.Calls[tool] += n

@@ -150,21 +150,27 @@ func (g *graph) priorities() {
 }
 
 // ancestors returns, for each position, the set of positions it depends on
-// directly or through other steps. It needs g.order.
-func (g *graph) ancestors() []map[int]bool {
-	out := make([]map[int]bool, len(g.deps))
+// directly or through other steps, as bitsets. It needs g.order.
+func (g *graph) ancestors() []bitset {
+	words := (len(g.deps) + 63) / 64
+	out := make([]bitset, len(g.deps))
 	for _, i := range g.order {
-		set := map[int]bool{}
+		set := make(bitset, words)
 		for _, d := range g.deps[i] {
-			set[d] = true
-			for a := range out[d] {
-				set[a] = true
+			set[d/64] |= 1 << (d % 64)
+			for w, bits := range out[d] {
+				set[w] |= bits
 			}
 		}
 		out[i] = set
 	}
 	return out
 }
+
+// bitset is a set of positions.
+type bitset []uint64
+
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
 // posHeap is a heap of step positions in the order less gives.
 type posHeap struct {

@@ -188,7 +188,7 @@ func checkRefs(p *Plan, g *graph, producers map[string]int) []Problem {
 				probs = append(probs, problem(s, "uses %s, but no plan variable or step result_variable is called %q; define it or fix the name", r, r.name))
 			case j == i:
 				probs = append(probs, problem(s, "uses its own result %s; a step can only use results of steps it depends on", r))
-			case !anc[i][j]:
+			case !anc[i].has(j):
 				probs = append(probs, problem(s, "uses %s, the result of step %d, but does not depend on step %d; add %d to its depends_on",
 					r, p.Steps[j].Index, p.Steps[j].Index, p.Steps[j].Index))
 			}

@@ -298,3 +298,26 @@ func decodeJSON(b []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// stepRefs lists, per step position, the variable names its calls (and
+// fallback) refer to.
+func stepRefs(p *Plan) [][]string {
+	out := make([][]string, len(p.Steps))
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		seen := map[string]bool{}
+		add := func(r ref) {
+			if !seen[r.name] {
+				seen[r.name] = true
+				out[i] = append(out[i], r.name)
+			}
+		}
+		for _, c := range s.ToolCalls {
+			_ = refsIn(map[string]any(c.Args), add)
+		}
+		if s.Fallback != nil {
+			_ = refsIn(map[string]any(s.Fallback.Args), add)
+		}
+	}
+	return out
+}
