@@ -114,7 +114,11 @@ func (a *app) confirmAndRun(cmd *cobra.Command, f *planFlags, p *plan.Plan, rf r
 	if err != nil {
 		return err
 	}
-	plan.Render(a.stdout, p)
+	vars, err := parseVars(p, rf.vars)
+	if err != nil {
+		return err
+	}
+	plan.Render(a.stdout, p.WithVars(vars))
 	fmt.Fprintln(a.stdout)
 	if !rf.yes && stdinIsTerminal() {
 		q, err := a.confirm(cmd.Context(), s, p)

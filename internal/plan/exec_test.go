@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -197,4 +198,28 @@ func TestCancelLeavesStepInFlight(t *testing.T) {
 			t.Errorf("in flight %v, want [2]", got)
 		}
 	})
+}
+
+func TestMissingPathFailsTheStep(t *testing.T) {
+	p := mustParse(t, `{"id":"m","title":"m","steps":[
+	 {"index":1,"title":"make","tool_calls":[{"name":"sleep","args":{"ms":0,"out":{"list":[1]}}}],"result_variable":"made"},
+	 {"index":2,"title":"use","depends_on":[1],"tool_calls":[{"name":"echo","args":{"x":"${made.out.lists.0}"}}],"retry":{"attempts":3}},
+	 {"index":3,"title":"index","depends_on":[1],"tool_calls":[{"name":"echo","args":{"x":"${made.out.list.5}"}}],"on_error":"continue"}]}`)
+	f := newFake()
+	cp, err := Run(context.Background(), f, p, Options{MaxParallel: 1})
+	if err == nil {
+		t.Fatal("run succeeded; want step 2 to fail")
+	}
+	want := map[int]string{
+		2: `${made.out.lists.0}: made.out has no field "lists" (it has: list)`,
+		3: `${made.out.list.5}: made.out.list has 1 items; index 5 is out of range`,
+	}
+	for _, fs := range cp.FailedSteps {
+		if !strings.Contains(fs.Error, want[fs.Step]) {
+			t.Errorf("step %d error %q, want it to contain %q", fs.Step, fs.Error, want[fs.Step])
+		}
+	}
+	if f.count("echo") != 0 {
+		t.Errorf("echo called %d times; an unresolved argument must not reach the tool, nor be retried", f.count("echo"))
+	}
 }

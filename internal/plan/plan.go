@@ -127,21 +127,6 @@ func (p *Plan) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Clone returns a deep copy of the plan (through JSON).
-func (p *Plan) Clone() *Plan {
-	b, err := json.Marshal(p)
-	if err != nil {
-		cp := *p
-		return &cp
-	}
-	q, err := Parse(b)
-	if err != nil {
-		cp := *p
-		return &cp
-	}
-	return q
-}
-
 // WithVars returns a copy of the plan whose variable defaults are overridden
 // (or extended) by vars.
 func (p *Plan) WithVars(vars map[string]any) *Plan {

@@ -68,9 +68,11 @@ func Validate(p *Plan, tools []toolset.Tool) error {
 	for i := range p.Steps {
 		probs = append(probs, checkStep(&p.Steps[i], tools)...)
 	}
+	var anc []bitset
 	if len(gprobs) == 0 {
-		probs = append(probs, checkRefs(p, g, producers)...)
+		anc = g.ancestors()
 	}
+	probs = append(probs, checkRefs(p, anc, producers)...)
 	if len(probs) == 0 {
 		return nil
 	}
@@ -171,8 +173,8 @@ func hasKey(m map[string]any, k string) bool {
 
 // checkRefs checks that every reference resolves: to a plan variable, or to
 // the result of a step the referring step depends on (directly or not).
-func checkRefs(p *Plan, g *graph, producers map[string]int) []Problem {
-	anc := g.ancestors()
+// Without anc (the graph is broken) only the names are checked.
+func checkRefs(p *Plan, anc []bitset, producers map[string]int) []Problem {
 	var probs []Problem
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -188,7 +190,7 @@ func checkRefs(p *Plan, g *graph, producers map[string]int) []Problem {
 				probs = append(probs, problem(s, "uses %s, but no plan variable or step result_variable is called %q; define it or fix the name", r, r.name))
 			case j == i:
 				probs = append(probs, problem(s, "uses its own result %s; a step can only use results of steps it depends on", r))
-			case !anc[i].has(j):
+			case anc != nil && !anc[i].has(j):
 				probs = append(probs, problem(s, "uses %s, the result of step %d, but does not depend on step %d; add %d to its depends_on",
 					r, p.Steps[j].Index, p.Steps[j].Index, p.Steps[j].Index))
 			}
