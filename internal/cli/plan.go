@@ -91,7 +91,7 @@ func (a *app) planImportCommand(f *planFlags) *cobra.Command {
 		Short: "Validate a plan file and save it to the store",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.importPlan(cmd, f, args[0], force)
+			p, err := a.importPlan(cmd, f, args[0], "", force)
 			if err != nil {
 				return err
 			}
@@ -103,8 +103,9 @@ func (a *app) planImportCommand(f *planFlags) *cobra.Command {
 	return cmd
 }
 
-// importPlan validates a plan file against the live catalog and saves it.
-func (a *app) importPlan(cmd *cobra.Command, f *planFlags, path string, force bool) (*plan.Plan, error) {
+// importPlan validates a plan file against the live catalog and saves it;
+// description fills in a plan that has none.
+func (a *app) importPlan(cmd *cobra.Command, f *planFlags, path, description string, force bool) (*plan.Plan, error) {
 	s, err := f.store()
 	if err != nil {
 		return nil, err
@@ -112,6 +113,9 @@ func (a *app) importPlan(cmd *cobra.Command, f *planFlags, path string, force bo
 	p, err := readPlanFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if p.Description == "" {
+		p.Description = description
 	}
 	if _, err := s.Load(p.ID); err == nil && !force {
 		return nil, fmt.Errorf("plan %s already exists; delete it, pass --force, or change the id", p.ID)
@@ -133,12 +137,13 @@ func (a *app) planCreateCommand(f *planFlags) *cobra.Command {
 			if from == "" {
 				return errors.New("writing a plan from a description needs the LLM planner, which this weft lacks; write the plan as JSON and pass --from FILE")
 			}
-			p, err := a.importPlan(cmd, f, from, false)
+			description := ""
+			if len(args) == 1 {
+				description = args[0]
+			}
+			p, err := a.importPlan(cmd, f, from, description, false)
 			if err != nil {
 				return err
-			}
-			if len(args) == 1 && p.Description == "" {
-				p.Description = args[0]
 			}
 			fmt.Fprintf(a.stdout, "Saved plan %s.\n", p.ID)
 			return a.confirmAndRun(cmd, f, p, runFlags{yes: yes})

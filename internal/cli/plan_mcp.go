@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"sync"
 
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
@@ -14,10 +12,8 @@ import (
 // planService serves the gateway's plan tools from the plan store, calling
 // tools through the same hub as the face.
 type planService struct {
-	store   *plan.Store
-	tools   planTools
-	mu      sync.Mutex
-	running map[string]bool // plans running in this process: one run per plan
+	store *plan.Store
+	tools planTools
 }
 
 var _ gateway.Plans = (*planService)(nil)
@@ -30,7 +26,7 @@ func (a *app) planService(h *hub.Hub) gateway.Plans {
 		a.logger.Warn("plan tools disabled", "err", err)
 		return nil
 	}
-	return &planService{store: &plan.Store{Dir: dir}, tools: planTools{hubTools{h}}, running: map[string]bool{}}
+	return &planService{store: &plan.Store{Dir: dir}, tools: planTools{hubTools{h}}}
 }
 
 type planSummary struct {
@@ -83,10 +79,11 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 	if err != nil {
 		return nil, err
 	}
-	if !s.claim(id) {
-		return nil, fmt.Errorf("plan %s is already running in this weft; wait for it to end", id)
+	unlock, err := s.store.Lock(id)
+	if err != nil {
+		return nil, err
 	}
-	defer s.release(id)
+	defer unlock()
 	if err := plan.Validate(p, s.tools.Tools()); err != nil {
 		return nil, err
 	}
@@ -112,20 +109,4 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 		return nil, err
 	}
 	return cp, err
-}
-
-func (s *planService) claim(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.running[id] {
-		return false
-	}
-	s.running[id] = true
-	return true
-}
-
-func (s *planService) release(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.running, id)
 }

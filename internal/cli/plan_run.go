@@ -203,6 +203,14 @@ func (a *app) execute(ctx context.Context, s *plan.Store, p *plan.Plan, rf runFl
 	if err != nil {
 		return err
 	}
+	unlock, err := s.Lock(p.ID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if cp == nil {
+		a.noteUnfinished(s, p.ID)
+	}
 	return a.withTools(ctx, func(c toolset.Caller) error {
 		if err := plan.Validate(p, c.Tools()); err != nil {
 			return err
@@ -217,4 +225,15 @@ func (a *app) execute(ctx context.Context, s *plan.Store, p *plan.Plan, rf runFl
 		}
 		return err
 	})
+}
+
+// noteUnfinished says when a fresh run replaces the state of one that did
+// not finish, which `weft plan resume` could have taken up.
+func (a *app) noteUnfinished(s *plan.Store, id string) {
+	prev, ok, err := s.LoadCheckpoint(id)
+	if err != nil || !ok || prev.Status == plan.StatusCompleted {
+		return
+	}
+	fmt.Fprintf(a.stdout, "The last run of %s ended %s with %d of its steps done; this run starts afresh (`weft plan resume %s` would have gone on).\n",
+		id, prev.Status, len(prev.CompletedSteps), id)
 }

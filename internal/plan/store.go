@@ -118,8 +118,10 @@ func (s *Store) Delete(id string) error {
 	if err := os.Remove(s.planPath(id)); err != nil {
 		return fmt.Errorf("delete plan %s: %w", id, err)
 	}
-	if err := os.Remove(s.checkpointPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("delete the checkpoint of plan %s: %w", id, err)
+	for _, p := range []string{s.checkpointPath(id), filepath.Join(s.Dir, id+".lock")} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete the run state of plan %s: %w", id, err)
+		}
 	}
 	return nil
 }

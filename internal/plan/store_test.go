@@ -98,3 +98,20 @@ Variables: app_code (step 1), deps (step 2), auth_module (step 3)
 		t.Errorf("got\n%s\nwant\n%s", out.String(), strings.ReplaceAll(want, " ", "·"))
 	}
 }
+
+func TestLockIsExclusive(t *testing.T) {
+	s := &Store{Dir: t.TempDir()}
+	unlock, err := s.Lock("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Lock("p"); !errors.Is(err, ErrBusy) {
+		t.Errorf("second lock: %v, want ErrBusy", err)
+	}
+	unlock()
+	again, err := s.Lock("p")
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	again()
+}

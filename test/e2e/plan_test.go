@@ -305,16 +305,23 @@ func TestPlanToolsOverMCP(t *testing.T) {
 	if err := json.Unmarshal(b, &out); err != nil || out.Status != "completed" || out.Variables["graph"] == nil {
 		t.Fatalf("plan run: %s (%v)", b, err)
 	}
+	// Notifications may still be in delivery when the result arrives: wait
+	// for the one that reports all six steps.
 	last, n := 0.0, 0
-	for len(progress) > 0 {
-		p := <-progress
-		if p.ProgressToken != "run-1" {
-			continue
+	timeout := time.After(20 * time.Second)
+	for last < 6 {
+		select {
+		case p := <-progress:
+			if p.ProgressToken != "run-1" {
+				continue
+			}
+			if p.Progress < last {
+				t.Errorf("progress went back from %v to %v", last, p.Progress)
+			}
+			last, n = p.Progress, n+1
+		case <-timeout:
+			t.Fatalf("%d progress notifications, the last at %v; want them to reach 6", n, last)
 		}
-		if p.Progress < last {
-			t.Errorf("progress went back from %v to %v", last, p.Progress)
-		}
-		last, n = p.Progress, n+1
 	}
 	if n == 0 || last != 6 {
 		t.Errorf("%d progress notifications, last %v; want some, ending at 6", n, last)
