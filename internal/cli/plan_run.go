@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,11 +25,21 @@ type runFlags struct {
 	yes           bool
 	maxCalls      int
 	maxPerTool    int
+	toolLimits    []string // --tool-limit name=N
 	rerunInflight bool
 }
 
-func (r *runFlags) limits() plan.Limits {
-	return plan.Limits{MaxCalls: r.maxCalls, MaxCallsPerTool: r.maxPerTool}
+func (r *runFlags) limits() (plan.Limits, error) {
+	l := plan.Limits{MaxCalls: r.maxCalls, MaxCallsPerTool: r.maxPerTool, PerTool: map[string]int{}}
+	for _, kv := range r.toolLimits {
+		name, n, ok := strings.Cut(kv, "=")
+		limit, err := strconv.Atoi(n)
+		if !ok || name == "" || err != nil || limit < 0 {
+			return l, fmt.Errorf("--tool-limit %q: write it as tool=N, N a whole number", kv)
+		}
+		l.PerTool[name] = limit
+	}
+	return l, nil
 }
 
 func (a *app) planRunCommand(f *planFlags) *cobra.Command {
@@ -60,6 +71,7 @@ func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 func addLimitFlags(cmd *cobra.Command, rf *runFlags) {
 	cmd.Flags().IntVar(&rf.maxCalls, "max-calls", 0, "stop after this many tool calls in all (0: no limit)")
 	cmd.Flags().IntVar(&rf.maxPerTool, "max-calls-per-tool", 0, "stop after this many calls of any one tool (0: no limit)")
+	cmd.Flags().StringArrayVar(&rf.toolLimits, "tool-limit", nil, "limit one tool's calls: name=N (repeatable; overrides --max-calls-per-tool)")
 }
 
 func (a *app) planResumeCommand(f *planFlags) *cobra.Command {
@@ -203,6 +215,10 @@ func (a *app) execute(ctx context.Context, s *plan.Store, p *plan.Plan, rf runFl
 	if err != nil {
 		return err
 	}
+	limits, err := rf.limits()
+	if err != nil {
+		return err
+	}
 	unlock, err := s.Lock(p.ID)
 	if err != nil {
 		return err
@@ -217,7 +233,7 @@ func (a *app) execute(ctx context.Context, s *plan.Store, p *plan.Plan, rf runFl
 		}
 		pr := newProgress(a.stdout)
 		final, err := plan.Run(ctx, c, p, plan.Options{
-			MaxParallel: rf.maxParallel, Vars: vars, Budget: plan.NewBudget(rf.limits()),
+			MaxParallel: rf.maxParallel, Vars: vars, Budget: plan.NewBudget(limits),
 			Checkpoint: s.Checkpointer(), Resume: cp, RerunInflight: rf.rerunInflight, Events: pr.event,
 		})
 		if final != nil {
