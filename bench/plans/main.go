@@ -66,8 +66,8 @@ func main() {
 
 func row(s shape, dir string) {
 	crit, path := s.critical()
-	wall := best(3, func() time.Duration { return timed(s.build(false), s.width(), nil) })
-	floor := best(3, func() time.Duration { return sleepAlong(path) })
+	wall := best(5, func() time.Duration { return timed(s.build(false), s.width(), nil) })
+	floor := best(5, func() time.Duration { return sleepAlong(path) })
 	overhead := best(5, func() time.Duration { return timed(s.build(true), s.width(), nil) })
 	cpu := cpuTime()
 	const cpuRuns = 20
