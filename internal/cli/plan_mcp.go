@@ -36,6 +36,7 @@ type planSummary struct {
 	LastRun string `json:"last_run"`
 }
 
+// List implements gateway.Plans.
 func (s *planService) List(context.Context) (any, error) {
 	plans, _, err := s.store.List()
 	if err != nil {
@@ -50,6 +51,7 @@ func (s *planService) List(context.Context) (any, error) {
 	return out, nil
 }
 
+// Show implements gateway.Plans.
 func (s *planService) Show(_ context.Context, id string) (string, any, error) {
 	p, err := s.store.Load(id)
 	if err != nil {
@@ -60,6 +62,7 @@ func (s *planService) Show(_ context.Context, id string) (string, any, error) {
 	return b.String(), p, nil
 }
 
+// DryRun implements gateway.Plans; it calls no tool.
 func (s *planService) DryRun(_ context.Context, id string, vars map[string]any) (string, any, error) {
 	p, err := s.store.Load(id)
 	if err != nil {
@@ -74,6 +77,7 @@ func (s *planService) DryRun(_ context.Context, id string, vars map[string]any) 
 	return b.String(), d, nil
 }
 
+// Run implements gateway.Plans: one run per plan, checkpointed like the CLI.
 func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptions, progress func(string, int, int)) (any, error) {
 	p, err := s.store.Load(id)
 	if err != nil {

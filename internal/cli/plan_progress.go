@@ -62,6 +62,8 @@ type planTools struct{ hubTools }
 
 var _ plan.Idempotency = planTools{}
 
+// Idempotent reports whether re-running the tool is safe: annotated
+// idempotent or read-only.
 func (t planTools) Idempotent(name string) bool {
 	tool, ok := t.h.Catalog().Tool(name)
 	if !ok || tool.Def == nil || tool.Def.Annotations == nil {

@@ -143,6 +143,7 @@ type noPlans struct{}
 
 var errNoPlans = errors.New("plans are not available in this weft: it found no plans directory (set WEFT_PLANS_DIR)")
 
+// List and the others answer that there are no plans.
 func (noPlans) List(context.Context) (any, error) { return nil, errNoPlans }
 func (noPlans) Show(context.Context, string) (string, any, error) {
 	return "", nil, errNoPlans

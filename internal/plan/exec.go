@@ -51,6 +51,7 @@ const DefaultMaxParallel = 4
 // that resume will not re-run on its own.
 type InflightError struct{ Steps []string }
 
+// Error names the steps and says how to go on.
 func (e *InflightError) Error() string {
 	return fmt.Sprintf("%s started but did not complete before the run stopped, and re-running may repeat its effect; "+
 		"check it, then resume with --rerun-inflight", joinAnd(e.Steps))

@@ -178,6 +178,7 @@ type posHeap struct {
 	items []int
 }
 
+// Len, Less, Swap, Push and Pop implement heap.Interface.
 func (h *posHeap) Len() int           { return len(h.items) }
 func (h *posHeap) Less(a, b int) bool { return h.less(h.items[a], h.items[b]) }
 func (h *posHeap) Swap(a, b int)      { h.items[a], h.items[b] = h.items[b], h.items[a] }

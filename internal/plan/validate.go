@@ -15,6 +15,7 @@ type Problem struct {
 	Message string // what is wrong and what to do
 }
 
+// String is the problem as one sentence that names its step.
 func (p Problem) String() string {
 	switch {
 	case p.Step == 0 && p.Title == "":
@@ -35,6 +36,7 @@ type ValidationError struct {
 	Problems []Problem
 }
 
+// Error lists every problem on one line.
 func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {

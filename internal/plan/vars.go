@@ -15,6 +15,7 @@ type ref struct {
 	path []string
 }
 
+// String writes the reference as in a plan: ${name.path}.
 func (r ref) String() string {
 	if len(r.path) == 0 {
 		return "${" + r.name + "}"
