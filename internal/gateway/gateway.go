@@ -25,7 +25,7 @@ var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11
 type Options struct {
 	Logger  *slog.Logger
 	Version string
-	Plans   Plans // when set, the plan tools are served (plantools.go)
+	Plans   Plans // backs the weft__plan_* tools (plantools.go); nil: they say plans are unavailable
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
