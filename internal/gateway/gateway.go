@@ -25,6 +25,7 @@ var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11
 type Options struct {
 	Logger  *slog.Logger
 	Version string
+	Plans   Plans // backs the weft__plan_* tools (plantools.go); nil: they say plans are unavailable
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -45,7 +46,7 @@ type Gateway struct {
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
-var BuiltinNames = []string{searchToolName, callToolName}
+var BuiltinNames = []string{searchToolName, callToolName, planListName, planShowName, planDryName, planRunName}
 
 // New creates the face and subscribes it to catalog changes.
 func New(h *hub.Hub, opts Options) *Gateway {
@@ -75,6 +76,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		UnsubscribeHandler:        g.unsubscribe,
 	})
 	g.addBuiltins()
+	g.addPlanTools(opts.Plans)
 	h.OnChange(g.sync)
 	h.OnResourceUpdated(g.resourceUpdated)
 	g.sync(h.Catalog())
