@@ -1,0 +1,176 @@
+// Package delegate hands a task to another agent (SPEC D1): Claude Code run
+// as `claude -p` with weft as its MCP server, falling back to weft's own
+// agent, under a concurrency limit, a breaker, a timeout and the delegation
+// depth limit (SPEC S9).
+package delegate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Delegates a fallback chain can name.
+const (
+	Claude = "claude" // Claude Code, `claude -p`
+	Agent  = "agent"  // weft's own agent
+)
+
+// MinTurns is the fewest turns a Claude Code delegation gets (D1).
+const MinTurns = 3
+
+// AgentFunc runs weft's own agent on a task, relaying its steps.
+type AgentFunc func(ctx context.Context, task string, emit func(Event)) (string, error)
+
+// Config configures a Runner.
+type Config struct {
+	Command      string        // the claude binary (default "claude", looked up in PATH)
+	WeftBinary   string        // the weft Claude Code starts as its MCP server (default: this executable)
+	WeftConfig   string        // the config that weft runs with; empty: its default
+	Dir          string        // working directory of the delegate; empty: weft's
+	Env          []string      // the delegate's environment; nil: weft's
+	Chain        []string      // delegates tried in order (default claude, agent)
+	AllowedTools []string      // --allowedTools when a request names none
+	MaxTurns     int           // --max-turns when a request names none (at least MinTurns)
+	Timeout      time.Duration // per attempt; 0: none
+	MaxParallel  int           // delegations at once; 0: 1
+	MaxDepth     int           // max_delegation_depth; 0: DefaultMaxDepth
+	// FailureThreshold consecutive failed delegations open the breaker for
+	// ResetTimeout; 0 disables it.
+	FailureThreshold int
+	ResetTimeout     time.Duration
+	Agent            AgentFunc // the agent delegate; nil: not available
+}
+
+func (c *Config) environ() []string {
+	if c.Env != nil {
+		return append([]string(nil), c.Env...)
+	}
+	return os.Environ()
+}
+
+// Request is one task to delegate.
+type Request struct {
+	Task         string
+	AllowedTools []string // Claude Code tool patterns, e.g. mcp__weft__*
+	MaxTurns     int
+}
+
+// Result is a delegation's answer and which delegate gave it.
+type Result struct {
+	Answer   string `json:"answer"`
+	Delegate string `json:"delegate"`
+}
+
+// Runner runs delegations. It is safe for concurrent use.
+type Runner struct {
+	cfg     Config
+	slots   chan struct{}
+	breaker *breaker
+}
+
+// New checks cfg and returns a Runner.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Command == "" {
+		cfg.Command = Claude
+	}
+	if len(cfg.Chain) == 0 {
+		cfg.Chain = []string{Claude, Agent}
+	}
+	for _, d := range cfg.Chain {
+		if d != Claude && d != Agent {
+			return nil, fmt.Errorf("delegation fallback %q is unknown; use %q or %q", d, Claude, Agent)
+		}
+	}
+	if cfg.WeftBinary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find weft's own binary for the delegate's MCP config: %w", err)
+		}
+		cfg.WeftBinary = exe
+	}
+	if cfg.MaxParallel <= 0 {
+		cfg.MaxParallel = 1
+	}
+	return &Runner{cfg: cfg, slots: make(chan struct{}, cfg.MaxParallel), breaker: newBreaker(cfg.FailureThreshold, cfg.ResetTimeout)}, nil
+}
+
+// Run delegates req, calling emit (if non-nil) for every step. It refuses
+// past the depth limit, fails at once while the breaker is open, waits for a
+// slot, then tries each delegate of the chain in turn.
+func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Result, error) {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	emit = onceLocked(emit)
+	depth, err := nextDepth(r.cfg.MaxDepth)
+	if err != nil {
+		return nil, err
+	}
+	if !r.breaker.allow() {
+		return nil, ErrBreakerOpen
+	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		r.breaker.done(false, false)
+		return nil, fmt.Errorf("waiting for a delegation slot: %w", ctx.Err())
+	}
+	defer func() { <-r.slots }()
+	if len(req.AllowedTools) == 0 {
+		req.AllowedTools = r.cfg.AllowedTools
+	}
+	if req.MaxTurns <= 0 {
+		req.MaxTurns = r.cfg.MaxTurns
+	}
+	res, err := r.chain(ctx, req, depth, emit)
+	r.breaker.done(err == nil, !errors.Is(err, context.Canceled))
+	return res, err
+}
+
+// chain tries each delegate until one answers; a cancelled delegation
+// stops the chain.
+func (r *Runner) chain(ctx context.Context, req Request, depth int, emit func(Event)) (*Result, error) {
+	var failed []Attempt
+	for i, name := range r.cfg.Chain {
+		answer, err := r.attempt(ctx, name, req, depth, emit)
+		if err == nil {
+			return &Result{Answer: answer, Delegate: name}, nil
+		}
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		failed = append(failed, Attempt{Name: name, Err: err})
+		if i < len(r.cfg.Chain)-1 {
+			emit(Event{Delegate: name, Kind: KindFallback, Text: err.Error()})
+		}
+	}
+	if len(failed) == 1 {
+		return nil, failed[0].Err
+	}
+	return nil, &FallbackExhaustedError{Attempts: failed}
+}
+
+// attempt runs one delegate under the per-attempt timeout.
+func (r *Runner) attempt(ctx context.Context, name string, req Request, depth int, emit func(Event)) (string, error) {
+	if r.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.cfg.Timeout)
+		defer cancel()
+	}
+	if name == Claude {
+		c := &claudeRun{cfg: &r.cfg, req: req, depth: depth, emit: emit}
+		return c.run(ctx)
+	}
+	if r.cfg.Agent == nil {
+		return "", errors.New("weft's agent is not available here; configure [llm] to use it as a fallback")
+	}
+	start := time.Now()
+	answer, err := r.cfg.Agent(ctx, req.Task, emit)
+	if err != nil && ctx.Err() != nil {
+		return "", ctxError(ctx, Agent, time.Since(start))
+	}
+	return answer, err
+}
