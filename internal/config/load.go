@@ -29,11 +29,13 @@ type fileConfig struct {
 	Tools    struct {
 		MCPServers map[string]*Server `toml:"mcp_servers"`
 	} `toml:"tools"`
+
+	Delegation Delegation `toml:"delegation"` // delegate.go
 }
 
 // knownKeys lists the keys of each table, for unknown-key messages.
 var knownKeys = map[string]string{
-	"":         "gateway, limits, security, breaker, llm, router, prices, tools",
+	"":         "gateway, limits, security, breaker, delegation, llm, router, prices, tools",
 	"breaker":  "failure_threshold, reset_timeout",
 	"gateway":  "listen, separator",
 	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
@@ -46,6 +48,8 @@ var knownKeys = map[string]string{
 	"prices": "input, output",
 	"server": "target, args, env, cwd, type, headers, timeout_ms, enabled, prefix, allowed_tools, " +
 		"denied_tools, protocol_version, inherit_env, max_concurrent_calls, failure_threshold, reset_timeout",
+
+	"delegation": delegationKeys,
 }
 
 // ResolvePath finds weft.toml (SPEC G6): the --config value if non-empty,
@@ -82,6 +86,8 @@ func Default() *Config {
 		Security: Security{Autonomy: DefaultAutonomy, Pinning: PinningStrict},
 		Servers:  map[string]*Server{},
 		Agent:    DefaultAgent(),
+
+		Delegation: DefaultDelegation(),
 	}
 }
 
@@ -160,6 +166,9 @@ func parse(data []byte, path string) (*Config, error) {
 		return nil, err
 	}
 	if err := applyAgent(cfg, &fc, path); err != nil {
+		return nil, err
+	}
+	if err := applyDelegation(cfg, fc.Delegation, path); err != nil {
 		return nil, err
 	}
 	cfg.Security.BlockPrivateURLs = sec.BlockPrivateURLs

@@ -49,6 +49,8 @@ type Config struct {
 	Servers map[string]*Server
 	// Agent holds [llm], [router.planning] and [prices] (SPEC A1, A4, A5).
 	Agent Agent
+	// Delegation holds [delegation] (SPEC D1).
+	Delegation Delegation
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
 	Warnings []string
