@@ -80,6 +80,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.serveCommand(), a.mcpServerCommand(), a.mcpCommand())
 	root.AddCommand(a.runCommand(), a.chatCommand())
 	root.AddCommand(a.planCommand())
+	root.AddCommand(a.delegateCommand())
 	return root
 }
 

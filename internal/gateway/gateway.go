@@ -26,6 +26,8 @@ type Options struct {
 	Logger  *slog.Logger
 	Version string
 	Plans   Plans // backs the weft__plan_* tools (plantools.go); nil: they say plans are unavailable
+
+	Delegate Delegator // backs weft__delegate (delegatetool.go); nil: it says delegation is unavailable
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -46,7 +48,7 @@ type Gateway struct {
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
-var BuiltinNames = []string{searchToolName, callToolName, planListName, planShowName, planDryName, planRunName}
+var BuiltinNames = []string{searchToolName, callToolName, planListName, planShowName, planDryName, planRunName, delegateToolName}
 
 // New creates the face and subscribes it to catalog changes.
 func New(h *hub.Hub, opts Options) *Gateway {
@@ -77,6 +79,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 	})
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
+	g.addDelegateTool(opts.Delegate)
 	h.OnChange(g.sync)
 	h.OnResourceUpdated(g.resourceUpdated)
 	g.sync(h.Catalog())
