@@ -166,6 +166,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		for k, v := range reply.Header {
 			w.Header().Set(k, v)
 		}
+		if s.wire == Anthropic && wantsStream(req.Body) {
+			writeAnthropicSSE(w, req, reply) // sse.go
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(s.encode(req, reply))
 	}
