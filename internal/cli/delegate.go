@@ -71,11 +71,11 @@ func (a *app) delegateRunner(cfg *config.Config) (*delegate.Runner, error) {
 // delegateAgent runs weft's own agent on task, relaying each step.
 func (a *app) delegateAgent(ctx context.Context, task string, emit func(delegate.Event)) (string, error) {
 	s, err := a.startAgent(ctx, agentFlags{sender: delegateSender}, func(st agent.Step) {
-		for _, act := range st.Actions {
-			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindToolUse, Tool: act.Tool, Text: string(act.Args)})
-		}
 		if st.Thought != "" {
 			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindText, Text: st.Thought})
+		}
+		for _, act := range st.Actions {
+			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindToolUse, Tool: act.Tool, Text: string(act.Args)})
 		}
 	})
 	if err != nil {

@@ -3,47 +3,20 @@ package delegate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
 
-var (
-	fakeOnce sync.Once
-	fakeBin  string
-	fakeErr  error
+	"github.com/weft-dev/weft/internal/testutil"
 )
-
-// fakeClaude builds testdata/fakeclaude once per test run.
-func fakeClaude(t *testing.T) string {
-	t.Helper()
-	fakeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakeclaude-")
-		if err != nil {
-			fakeErr = err
-			return
-		}
-		fakeBin = filepath.Join(dir, "claude")
-		out, err := exec.Command("go", "build", "-o", fakeBin, "github.com/weft-dev/weft/testdata/fakeclaude").CombinedOutput()
-		if err != nil {
-			fakeErr = errors.New(string(out))
-		}
-	})
-	if fakeErr != nil {
-		t.Fatalf("build fakeclaude: %v", fakeErr)
-	}
-	return fakeBin
-}
 
 // runner returns a Runner over fakeclaude in mode, with cfg's fields set.
 func runner(t *testing.T, mode string, edit func(*Config)) *Runner {
 	t.Helper()
 	t.Setenv(DepthEnv, "")
-	cfg := Config{Command: fakeClaude(t), WeftBinary: "/opt/weft", WeftConfig: "/etc/weft.toml", Chain: []string{Claude},
+	cfg := Config{Command: testutil.FakeClaudeBinary(t), WeftBinary: "/opt/weft", WeftConfig: "/etc/weft.toml", Chain: []string{Claude},
 		Env: append(os.Environ(), "FAKE_CLAUDE_MODE="+mode), Timeout: time.Minute}
 	if edit != nil {
 		edit(&cfg)
@@ -130,10 +103,31 @@ func TestRunCancelledKillsDelegate(t *testing.T) {
 	r := runner(t, "hang", nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := r.Run(ctx, Request{Task: "t"}, func(Event) { cancel() })
+	var pid int
+	_, err := r.Run(ctx, Request{Task: "t"}, func(e Event) {
+		_, _ = fmt.Sscanf(e.Text, "working pid=%d", &pid)
+		cancel()
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
+	// The grandchild got SIGKILL with its group; give the kernel time to
+	// end it (a generous bound, not a timing assertion).
+	for deadline := time.Now().Add(10 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d outlived the cancelled delegation", pid)
+		}
+	}
+}
+
+// alive reports whether pid runs (a zombie counts as ended).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
 }
 
 func TestRunFallsBackToAgent(t *testing.T) {

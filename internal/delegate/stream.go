@@ -86,7 +86,11 @@ func parseLine(line []byte) ([]Event, *streamLine, error) {
 		}
 		return out, nil, nil
 	case "result":
-		return []Event{{Delegate: "claude", Kind: KindResult, Text: l.Result}}, &l, nil
+		text := l.Result
+		if l.IsError || text == "" {
+			text = l.Subtype // error_max_turns, error_during_execution, …
+		}
+		return []Event{{Delegate: "claude", Kind: KindResult, Text: text}}, &l, nil
 	}
 	return nil, nil, nil
 }

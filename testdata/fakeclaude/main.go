@@ -2,13 +2,14 @@
 // behaviour is chosen by FAKE_CLAUDE_MODE: ok (a tool_use, a text and a
 // success result echoing the task, its depth and its MCP config), garbage
 // (non-JSON output), fail (exit 3 with a message on stderr), maxturns (an
-// error_max_turns result) or hang (blocks until killed).
+// error_max_turns result) or hang (starts a grandchild, says its pid, and blocks until killed).
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 )
@@ -35,7 +36,13 @@ func main() {
 		line(map[string]any{"type": "result", "subtype": "error_max_turns", "is_error": true, "num_turns": 3})
 		os.Exit(1)
 	case "hang":
-		line(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{map[string]any{"type": "text", "text": "working"}}}})
+		// A grandchild shows whether weft ends the whole process group.
+		sleeper := exec.Command("sleep", "3600")
+		if err := sleeper.Start(); err != nil {
+			os.Exit(4)
+		}
+		line(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{
+			map[string]any{"type": "text", "text": fmt.Sprintf("working pid=%d", sleeper.Process.Pid)}}}})
 		time.Sleep(time.Hour)
 	default:
 		cfg, _ := os.ReadFile(cfgFile)
