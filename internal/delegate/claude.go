@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,7 +107,7 @@ func (c *claudeRun) run(ctx context.Context) (string, error) {
 
 // read consumes the stream, relaying events, until EOF or a line that does
 // not parse.
-func (c *claudeRun) read(r interface{ Read([]byte) (int, error) }) (*streamLine, error) {
+func (c *claudeRun) read(r io.Reader) (*streamLine, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var final *streamLine
@@ -170,7 +171,8 @@ func ctxError(ctx context.Context, attempt string, elapsed time.Duration) error 
 	return fmt.Errorf("delegation to %s cancelled: %w", attempt, context.Canceled)
 }
 
-// onceFunc guards emit against concurrent use by the attempt and the caller.
+// onceLocked serialises calls to f, so a progress sink never runs twice at
+// once.
 func onceLocked(f func(Event)) func(Event) {
 	var mu sync.Mutex
 	return func(e Event) {

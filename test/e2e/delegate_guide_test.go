@@ -39,8 +39,9 @@ func splitQuoted(line string) []string {
 	return out
 }
 
-// TestDelegateGuideCommand runs the guide's delegation command with its
-// [delegation] table, Claude Code found on PATH.
+// TestDelegateGuideCommand (D1) runs the guide's delegation command with its
+// [delegation] table: the real Claude Code, found on PATH, calls a weft tool
+// through weft as its MCP server and answers.
 func TestDelegateGuideCommand(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Anthropic,
 		llmtest.Reply{Text: "Let me echo.", Calls: []llmtest.Call{{Name: "mcp__weft__fake__echo", Args: `{"text":"hi"}`}}},
@@ -59,5 +60,10 @@ func TestDelegateGuideCommand(t *testing.T) {
 	}
 	if got, want := errOut+out, guideBlock(t, "delegate output"); got != want {
 		t.Errorf("the run printed\n%s\nbut the guide shows\n%s", got, want)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1]; got.Role != "tool" || !strings.Contains(got.Text, "fake:hi") {
+		t.Errorf("Claude Code did not pass on weft's tool result; its last message: %+v", got)
 	}
 }
