@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -65,10 +66,11 @@ func TestDelegateFallsBackToAgent(t *testing.T) {
 	)
 	e := newEnv(t)
 	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), "[delegation]\nclaude_command = \"/nonexistent/claude\"\nfallback = [\"claude\", \"agent\"]\n"))
-	out, errOut, code := e.run("delegate", "echo hi")
+	out, errOut, code := e.run("delegate", "echo hi", "--json")
 	t.Logf("exit %d; stdout: %s; stderr:\n%s", code, out, errOut)
-	if code != 0 || strings.TrimSpace(out) != "The agent heard fake:hi." {
-		t.Fatalf("exit %d, stdout %q, want the agent's answer", code, out)
+	var res struct{ Answer, Delegate string }
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.Answer != "The agent heard fake:hi." || res.Delegate != "agent" {
+		t.Fatalf("exit %d, stdout %q, want the agent's answer as JSON", code, out)
 	}
 	for _, want := range []string{"[claude] failed, falling back: /nonexistent/claude failed (cannot start it", `[agent] → fake__echo {"text":"hi"}`} {
 		if !strings.Contains(errOut, want) {
