@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/weft-dev/weft/internal/llm/llmtest"
+	"github.com/weft-dev/weft/internal/testutil"
+)
+
+// echoPlan is a valid two-step plan over the fake server's echo tool.
+const echoPlan = `{"title":"Echo twice","steps":[` +
+	`{"index":1,"title":"Say hi","tool_calls":[{"name":"fake__echo","args":{"text":"hi"}}],"result_variable":"hi"},` +
+	`{"index":2,"title":"Say it again","tool_calls":[{"name":"fake__echo","args":{"text":"${hi.text}"}}],"depends_on":[1]}]}`
+
+var savedPlanID = regexp.MustCompile(`Saved plan ([A-Za-z0-9_-]+)\.`)
+
+// createPlan runs `weft plan create ARGS` and returns the saved plan's id
+// and the output.
+func createPlan(t *testing.T, e *env, args ...string) (id, stdout, stderr string) {
+	t.Helper()
+	out, errOut, code := e.runInput("", append([]string{"plan", "create"}, args...)...)
+	m := savedPlanID.FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("plan create: exit %d, no saved plan\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	return m[1], out, errOut
+}
+
+// P2: the LLM writes a plan, weft saves it, shows it, runs it (--yes), and
+// `plan show` lists its steps.
+func TestPlanCreateFromDescription(t *testing.T) {
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: "```json\n" + echoPlan + "\n```"})
+	e := newEnv(t)
+	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), ""))
+	id, out, _ := createPlan(t, e, "say hi twice", "--yes")
+	t.Logf("stdout:\n%s", out)
+	for _, want := range []string{"Plan: Echo twice (2 steps)", "1. Say hi         [fake__echo]", "Plan " + id + " completed: 2/2 steps done"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan create stdout lacks %q:\n%s", want, out)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[len(reqs[0].Messages)-1].Text, "say hi twice") {
+		t.Errorf("LLM requests %d; want one carrying the description: %+v", len(reqs), reqs)
+	}
+	show, errOut, code := e.run("plan", "show", id)
+	want := "Plan: Echo twice (2 steps)\n\n  1. Say hi         [fake__echo]\n  2. Say it again   [fake__echo]    ← after: 1\n"
+	if code != 0 || !strings.Contains(show, want) || !strings.Contains(show, "Last run: completed, 2 done") {
+		t.Errorf("plan show %s: exit %d\n%s%s", id, code, show, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(e.home, ".weft", "plans", id+".json"))
+	if err != nil || !strings.Contains(string(b), `"description": "say hi twice"`) {
+		t.Errorf("stored plan lacks the description: %v\n%s", err, b)
+	}
+}
+
+// P2: a draft naming a tool that is not in the catalog goes back to the
+// model with the error, and the corrected draft is saved.
+func TestPlanCreateUnknownToolRedrafted(t *testing.T) {
+	bad := strings.Replace(echoPlan, `"fake__echo","args":{"text":"hi"}`, `"fake__shout","args":{"text":"hi"}`, 1)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: bad}, llmtest.Reply{Text: echoPlan})
+	e := newEnv(t)
+	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), ""))
+	id, out, errOut := createPlan(t, e, "say hi twice", "--yes")
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	if !strings.Contains(errOut, `weft: draft 1 rejected: invalid plan: step 1 "Say hi" calls unknown tool "fake__shout"`) {
+		t.Errorf("stderr does not report the rejected draft:\n%s", errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d LLM requests, want 2", len(reqs))
+	}
+	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; !strings.Contains(last.Text, `unknown tool "fake__shout"`) {
+		t.Errorf("second request does not tell the model what was wrong: %+v", last)
+	}
+	if out, _, code := e.run("plan", "list"); code != 0 || !strings.Contains(out, id) {
+		t.Errorf("plan list lacks %s:\n%s", id, out)
+	}
+}
+
+// P2: without [llm], or with the LLM unreachable, plan create fails with
+// one line saying what to do, and saves nothing.
+func TestPlanCreateErrors(t *testing.T) {
+	fake := fmt.Sprintf("[tools.mcp_servers.fake]\ntarget = %q\n", testutil.FakeServerBinary(t))
+	cases := []struct {
+		name, config, want string
+	}{
+		{"no llm", fake, "weft: writing a plan from a description needs an LLM: add [llm] with model"},
+		{"unreachable", agentConfig(t, "openai", fmt.Sprintf("http://127.0.0.1:%d/v1", freePort(t)), ""),
+			"weft: plan create: step 1: cannot reach OpenAI-compatible LLM at http://127.0.0.1:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.writeConfig(t, c.config)
+			out, errOut, code := e.run("plan", "create", "say hi twice", "--yes")
+			if last := lastLine(errOut); code != 1 || !strings.HasPrefix(last, c.want) {
+				t.Errorf("exit %d; last stderr line %q, want prefix %q\nstdout:\n%s", code, last, c.want, out)
+			}
+			if strings.Contains(out, "Saved plan") {
+				t.Errorf("a plan was saved:\n%s", out)
+			}
+		})
+	}
+}
