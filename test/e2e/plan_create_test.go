@@ -108,3 +108,67 @@ func TestPlanCreateErrors(t *testing.T) {
 		})
 	}
 }
+
+// The `plan create "…"` commands of docs/guides/agent.md and plans.md run
+// against server-everything with a scripted model, and agent.md's output
+// block is what its command prints.
+func TestPlanCreateGuideCommands(t *testing.T) {
+	node := npmBin(t, "node")
+	addEcho := `{"title":"Add and echo","steps":[` +
+		`{"index":1,"title":"Add 2 and 3","tool_calls":[{"name":"everything__get-sum","args":{"a":2,"b":3}}],"result_variable":"sum"},` +
+		`{"index":2,"title":"Echo the sum","tool_calls":[{"name":"everything__echo","args":{"message":"${sum}"}}],"depends_on":[1],"result_variable":"echoed"}]}`
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: addEcho}, llmtest.Reply{Text: guidePlan(t)})
+	e := newEnv(t)
+	t.Setenv("LLMTEST_KEY", "sk-test")
+	e.writeConfig(t, fmt.Sprintf("[llm]\nmodel = \"test-model\"\nbase_url = %q\napi_key_env = \"LLMTEST_KEY\"\n\n"+
+		"[tools.mcp_servers.everything]\ntarget = %q\nenv = { PATH = %q }\n",
+		srv.URL(), npmBin(t, "mcp-server-everything"), filepath.Dir(node)+":"+os.Getenv("PATH")))
+
+	agentMD := readGuide(t, "agent.md")
+	_, rest, ok := strings.Cut(agentMD, "<!-- plan create example -->\n```shell\n")
+	line, rest, ok2 := strings.Cut(rest, "\n```")
+	_, rest, ok3 := strings.Cut(rest, "```text\n")
+	shown, _, ok4 := strings.Cut(rest, "\n```")
+	if !ok || !ok2 || !ok3 || !ok4 {
+		t.Fatal("docs/guides/agent.md lost its plan create example and its output")
+	}
+	out := runGuideLine(t, e, line)
+	if !strings.Contains(out, shown) {
+		t.Errorf("%s: output lacks the guide's block:\n%s\n--- got:\n%s", line, shown, out)
+	}
+
+	var planLine string
+	for _, l := range strings.Split(readGuide(t, "plans.md"), "\n") {
+		if strings.HasPrefix(l, `weft plan create "`) {
+			planLine, _, _ = strings.Cut(l, "  #")
+		}
+	}
+	if planLine == "" {
+		t.Fatal(`docs/guides/plans.md shows no weft plan create "…" command`)
+	}
+	if out := runGuideLine(t, e, planLine); !strings.Contains(out, "Plan hello completed: 3/3 steps done") {
+		t.Errorf("%s: the plan did not run:\n%s", planLine, out)
+	}
+}
+
+func readGuide(t *testing.T, name string) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runGuideLine runs one `weft …` line of a guide and returns its stdout.
+func runGuideLine(t *testing.T, e *env, line string) string {
+	t.Helper()
+	args, _ := shellWords(strings.TrimSpace(line))
+	if len(args) == 0 || args[0] != "weft" {
+		t.Fatalf("guide command %q does not start with weft", line)
+	}
+	out, errOut, code := e.run(args[1:]...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", line, code, out, errOut)
+	}
+	return out
+}
