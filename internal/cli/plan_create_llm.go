@@ -98,6 +98,6 @@ func noPlanError(res *agent.Result) error {
 	if last != "" {
 		last = "; the last draft: " + last
 	}
-	return fmt.Errorf("the LLM wrote no valid plan (%s after %d drafts)%s; describe the task more precisely, or write the plan as JSON and pass --from FILE",
+	return fmt.Errorf("plan create: the LLM wrote no valid plan (%s after %d drafts)%s; describe the task more precisely, or write the plan as JSON and pass --from FILE",
 		res.Reason, len(res.Steps), last)
 }

@@ -87,18 +87,24 @@ func TestPlanCreateUnknownToolRedrafted(t *testing.T) {
 // one line saying what to do, and saves nothing.
 func TestPlanCreateErrors(t *testing.T) {
 	fake := fmt.Sprintf("[tools.mcp_servers.fake]\ntarget = %q\n", testutil.FakeServerBinary(t))
+	// max_replans = 1: two drafts, both naming a tool that does not exist.
+	bad := llmtest.Reply{Text: strings.ReplaceAll(echoPlan, "fake__echo", "fake__shout")}
+	stubborn := llmtest.New(t, llmtest.OpenAI, bad, bad)
 	cases := []struct {
 		name, config, want string
 	}{
 		{"no llm", fake, "weft: writing a plan from a description needs an LLM: add [llm] with model"},
 		{"unreachable", agentConfig(t, "openai", fmt.Sprintf("http://127.0.0.1:%d/v1", freePort(t)), ""),
 			"weft: plan create: step 1: cannot reach OpenAI-compatible LLM at http://127.0.0.1:"},
+		{"no valid draft", agentConfig(t, "openai", stubborn.URL(), "[router.planning]\nmax_replans = 1\n"),
+			`weft: plan create: the LLM wrote no valid plan (replan_limit after 2 drafts); the last draft: invalid plan: step 1 "Say hi" calls unknown tool "fake__shout"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.writeConfig(t, c.config)
 			out, errOut, code := e.run("plan", "create", "say hi twice", "--yes")
+			t.Logf("stderr, last line: %s", lastLine(errOut))
 			if last := lastLine(errOut); code != 1 || !strings.HasPrefix(last, c.want) {
 				t.Errorf("exit %d; last stderr line %q, want prefix %q\nstdout:\n%s", code, last, c.want, out)
 			}
