@@ -27,7 +27,7 @@ func (a *app) createFromDescription(cmd *cobra.Command, f *planFlags, descriptio
 	if err != nil {
 		return err
 	}
-	p, err := a.draftPlan(cmd.Context(), description)
+	p, err := a.draftPlan(cmd.Context(), s, description)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (a *app) createFromDescription(cmd *cobra.Command, f *planFlags, descriptio
 // draftPlan has the agent write a plan for description against the live
 // catalog. Drafts naming unknown tools (or otherwise invalid) go back to the
 // model inside Agent.WritePlan; each rejection is reported on stderr.
-func (a *app) draftPlan(ctx context.Context, description string) (*plan.Plan, error) {
+func (a *app) draftPlan(ctx context.Context, store *plan.Store, description string) (*plan.Plan, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return nil, err
@@ -67,12 +67,47 @@ func (a *app) draftPlan(ctx context.Context, description string) (*plan.Plan, er
 	if err != nil {
 		return nil, fmt.Errorf("plan create: the LLM's plan passed validation but does not parse: %w", err)
 	}
+	if err := freshID(store, p); err != nil {
+		return nil, err
+	}
 	p.FillDefaults(time.Now())
 	if p.Description == "" {
 		p.Description = description
 	}
 	agent.WriteCost(a.stdout, "Planning cost", res.Totals)
 	return p, nil
+}
+
+// freshID gives a drafted plan a new id when the model wrote none, an
+// invalid one, or one a stored plan already has: unlike `--from FILE`, whose
+// author chose the id, a draft must never replace a stored plan.
+func freshID(s *plan.Store, p *plan.Plan) error {
+	if p.ID != "" && plan.ValidID(p.ID) && free(s, p.ID) == nil {
+		return nil
+	}
+	// NewID's random suffix makes a clash rare; a few tries tell a clash
+	// from a store that cannot be read at all.
+	var err error
+	for range 5 {
+		p.ID = plan.NewID(p.Title)
+		if err = free(s, p.ID); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("plan create: no free plan id in %s (check that weft can read it): %w", s.Dir, err)
+}
+
+// free returns nil when the store holds nothing under id, not even a plan
+// file it cannot read.
+func free(s *plan.Store, id string) error {
+	_, err := s.Load(id)
+	if errors.Is(err, plan.ErrNotFound) {
+		return nil
+	}
+	if err == nil {
+		return fmt.Errorf("plan %s exists", id)
+	}
+	return err
 }
 
 // reportDraft tells the user, on stderr, that a draft was rejected and why.

@@ -83,6 +83,24 @@ func TestPlanCreateUnknownToolRedrafted(t *testing.T) {
 	}
 }
 
+// A draft whose id a stored plan has already gets a fresh id: the model
+// cannot overwrite a plan.
+func TestPlanCreateKeepsStoredPlan(t *testing.T) {
+	withID := llmtest.Reply{Text: strings.Replace(echoPlan, `{"title"`, `{"id":"echo","title"`, 1)}
+	srv := llmtest.New(t, llmtest.OpenAI, withID, withID)
+	e := newEnv(t)
+	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), ""))
+	first, _, _ := createPlan(t, e, "say hi twice", "--yes")
+	second, _, _ := createPlan(t, e, "say hi twice again", "--yes")
+	if first != "echo" || second == "echo" || !strings.HasPrefix(second, "echo-twice-") {
+		t.Errorf("ids %q then %q; want echo, then a fresh echo-twice-… id", first, second)
+	}
+	b, err := os.ReadFile(filepath.Join(e.home, ".weft", "plans", "echo.json"))
+	if err != nil || !strings.Contains(string(b), `"description": "say hi twice"`) {
+		t.Errorf("plan echo was replaced: %v\n%s", err, b)
+	}
+}
+
 // P2: without [llm], or with the LLM unreachable, plan create fails with
 // one line saying what to do, and saves nothing.
 func TestPlanCreateErrors(t *testing.T) {
