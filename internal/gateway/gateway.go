@@ -75,6 +75,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		SubscribeHandler:          g.subscribe,
 		UnsubscribeHandler:        g.unsubscribe,
 	})
+	g.server.AddReceivingMiddleware(g.explainMissingTools)
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	h.OnChange(g.sync)

@@ -66,6 +66,12 @@ type Hub struct {
 	listeners []func(*Catalog)
 	updated   []func(uri string) // see OnResourceUpdated
 	rebuildMu sync.Mutex
+	// rebuildWant counts rebuild requests; rebuiltUpTo (under rebuildMu) is
+	// the last request a finished rebuild covered. Requests queued behind a
+	// rebuild that started after them are already served, so 100 servers
+	// coming up together cost a few rebuilds, not 100.
+	rebuildWant atomic.Uint64
+	rebuiltUpTo uint64
 }
 
 // New returns an empty hub.
@@ -114,8 +120,13 @@ func (h *Hub) OnChange(f func(*Catalog)) {
 
 // rebuild recomputes the catalog from the active servers and tells listeners.
 func (h *Hub) rebuild() {
+	want := h.rebuildWant.Add(1)
 	h.rebuildMu.Lock()
 	defer h.rebuildMu.Unlock()
+	if h.rebuiltUpTo >= want {
+		return // a rebuild that began after this request has finished
+	}
+	h.rebuiltUpTo = h.rebuildWant.Load() // before reading any state
 	var sources []source
 	for _, s := range h.visible() {
 		if conn, st := s.snapshot(); conn != nil && (st == StatusActive || st == StatusDraining) {
