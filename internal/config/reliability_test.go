@@ -11,16 +11,7 @@ import (
 // The reliability example of docs/guides/configuration.md loads and means
 // what the guide says.
 func TestConfigurationGuideReliabilityExample(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "configuration.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "## Reliability:")
-	_, block, ok2 := strings.Cut(section, "```toml\n")
-	block, _, ok3 := strings.Cut(block, "```")
-	if !ok || !ok2 || !ok3 {
-		t.Fatal("configuration.md has no toml example in its reliability section")
-	}
+	block := guideExample(t, "## Reliability:")
 	dir := isolate(t)
 	cfg, err := Load(writeFile(t, filepath.Join(dir, "weft.toml"), block))
 	if err != nil {
@@ -40,6 +31,23 @@ func TestConfigurationGuideReliabilityExample(t *testing.T) {
 	if cfg.Breaker.FailureThreshold != 3 || cfg.Breaker.ResetTimeout.Std() != 5*time.Minute {
 		t.Errorf("global breaker = %+v", cfg.Breaker)
 	}
+}
+
+// guideExample returns the first toml block of the configuration guide's
+// section that starts with heading, so tests load exactly what users read.
+func guideExample(t *testing.T, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), heading)
+	_, block, ok2 := strings.Cut(section, "```toml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("configuration.md has no toml example under %q", heading)
+	}
+	return block
 }
 
 func TestReliabilityKeysRejectBadValues(t *testing.T) {
