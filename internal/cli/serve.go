@@ -69,12 +69,17 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	if listen == "" {
 		listen = rt.cfg.Gateway.Listen
 	}
+	hopts, err := httpOptions(rt.cfg, listen)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (choose another address with --listen)", listen, err)
 	}
-	srv := &http.Server{Handler: rt.gw.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	addr := ln.Addr().String()
+	hopts.Listen = addr
+	srv := &http.Server{Handler: rt.gw.HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
 	stateFile, err := writeServeState(rt.cfg.Path, addr)
 	if err != nil {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)

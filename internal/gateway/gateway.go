@@ -25,11 +25,14 @@ var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11
 type Options struct {
 	Logger  *slog.Logger
 	Version string
+	// HTTP hardens the Streamable HTTP face (Host, Origin, token, body).
+	HTTP HTTPOptions
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
 type Gateway struct {
 	hub    *hub.Hub
+	opts   Options
 	logger *slog.Logger
 	server *mcp.Server
 
@@ -49,7 +52,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		hub: h, logger: opts.Logger,
+		hub: h, opts: opts, logger: opts.Logger,
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 	}
