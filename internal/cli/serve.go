@@ -32,7 +32,8 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 		return nil, err
 	}
 	h := hub.New(hubOptions(cfg, a.logger))
-	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version})
+	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version,
+		Manage: gateway.ManageOptions{LoadConfig: a.loadConfig}})
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)

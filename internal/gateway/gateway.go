@@ -27,6 +27,8 @@ type Options struct {
 	Version string
 	// HTTP hardens the Streamable HTTP face (Host, Origin, token, body).
 	HTTP HTTPOptions
+	// Manage configures the mcp_manage built-in (SPEC S3).
+	Manage ManageOptions
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -44,7 +46,7 @@ type Gateway struct {
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
-var BuiltinNames = []string{searchToolName, callToolName}
+var BuiltinNames = []string{searchToolName, callToolName, ManageToolName}
 
 // New creates the face and subscribes it to catalog changes.
 func New(h *hub.Hub, opts Options) *Gateway {
