@@ -12,6 +12,7 @@ import (
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/policy"
 )
 
 // shutdownGrace bounds how long weft drains calls when asked to stop.
@@ -22,6 +23,8 @@ type runtime struct {
 	cfg *config.Config
 	hub *hub.Hub
 	gw  *gateway.Gateway
+	// pins withhold tools whose definition changed (SPEC S5).
+	pins *policy.Pins
 }
 
 // start loads the config, connects every enabled upstream in parallel and
@@ -31,14 +34,20 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := hub.New(hubOptions(cfg, a.logger))
+	pins, err := policy.OpenPins(policy.PinsPath(cfg.Path), cfg.Security.Pinning, a.logger)
+	if err != nil {
+		return nil, err
+	}
+	hopts := hubOptions(cfg, a.logger)
+	hopts.ToolFilter = pins.Allow
+	h := hub.New(hopts)
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version,
 		Manage: gateway.ManageOptions{LoadConfig: a.loadConfig}})
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
 	}
-	return &runtime{cfg: cfg, hub: h, gw: gw}, nil
+	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins}, nil
 }
 
 func (r *runtime) stop() {
