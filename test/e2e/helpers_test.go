@@ -101,7 +101,14 @@ var listenRe = regexp.MustCompile(`listening on (http://\S+/mcp)`)
 // serve starts `weft serve` on a free port and waits until it listens.
 func (e *env) serve() *served {
 	e.t.Helper()
-	cmd := exec.Command(weftBinary(e.t), "--config", e.config, "serve", "--listen", "127.0.0.1:0")
+	return e.serveArgs()
+}
+
+// serveArgs is serve with extra global flags (such as --log-level debug).
+func (e *env) serveArgs(flags ...string) *served {
+	e.t.Helper()
+	args := append(append([]string{"--config", e.config}, flags...), "serve", "--listen", "127.0.0.1:0")
+	cmd := exec.Command(weftBinary(e.t), args...)
 	cmd.Env = e.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()
