@@ -40,9 +40,11 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	}
 	hopts := hubOptions(cfg, a.logger)
 	hopts.ToolFilter = pins.Allow
+	depth := delegationDepth(&hopts)
 	h := hub.New(hopts)
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version,
-		Manage: gateway.ManageOptions{LoadConfig: a.loadConfig}})
+		Manage:     gateway.ManageOptions{LoadConfig: a.loadConfig},
+		Delegation: gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth}})
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)

@@ -29,6 +29,8 @@ type Options struct {
 	HTTP HTTPOptions
 	// Manage configures the mcp_manage built-in (SPEC S3).
 	Manage ManageOptions
+	// Delegation bounds weft → … → weft chains (SPEC S9).
+	Delegation DelegationOptions
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -162,7 +164,11 @@ func (g *Gateway) safely(what string, add func()) {
 }
 
 func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+	meta, err := g.delegate(req.Params.Meta)
+	if err != nil {
+		return toolResult(nil, err)
+	}
+	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
 	return toolResult(res, err)
 }
 

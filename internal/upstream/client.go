@@ -98,6 +98,9 @@ func (c *Conn) transport() (mcp.Transport, *process, error) {
 		environ = environ0
 	}
 	declared := c.cfg.ExpandedEnv(getenv(environ()))
+	if declared == nil {
+		declared = map[string]string{} // an entry without env still gets ExtraEnv
+	}
 	for k, v := range c.opts.ExtraEnv {
 		declared[k] = v
 	}
