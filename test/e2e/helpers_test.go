@@ -49,6 +49,7 @@ type env struct {
 	t      *testing.T
 	home   string
 	config string
+	listen string // address for serve (default 127.0.0.1:0)
 }
 
 func newEnv(t *testing.T) *env {
@@ -107,7 +108,11 @@ func (e *env) serve() *served {
 // serveArgs is serve with extra global flags (such as --log-level debug).
 func (e *env) serveArgs(flags ...string) *served {
 	e.t.Helper()
-	args := append(append([]string{"--config", e.config}, flags...), "serve", "--listen", "127.0.0.1:0")
+	listen := "127.0.0.1:0"
+	if e.listen != "" {
+		listen = e.listen
+	}
+	args := append(append([]string{"--config", e.config}, flags...), "serve", "--listen", listen)
 	cmd := exec.Command(weftBinary(e.t), args...)
 	cmd.Env = e.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -84,11 +84,14 @@ func TestNonLoopbackListenNeedsToken(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "security.http_token_env") {
 		t.Fatalf("serve on 0.0.0.0 without a token: code %d, stderr %q", code, errOut)
 	}
-	if err := os.WriteFile(e.config, []byte("[security]\nhttp_token_env = \"WEFT_E2E_TOKEN\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(e.config, []byte("[security]\nhttp_token_env = \"WEFT_TOKEN\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("WEFT_E2E_TOKEN", "s3cret-token")
+	t.Setenv("WEFT_TOKEN", "s3cret-token")
+	e.listen = "0.0.0.0:0" // every interface, as in docs/guides/security.md
 	s := e.serve()
+	_, port, _ := strings.Cut(strings.TrimPrefix(s.url, "http://"), "]:")
+	s.url = "http://127.0.0.1:" + port // weft reports [::]:PORT; reach it over loopback
 	if status, body := post(t, s.url, initBody, nil); status != 401 {
 		t.Fatalf("request without token: %d %s, want 401", status, body)
 	}
