@@ -43,8 +43,9 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	depth := delegationDepth(&hopts)
 	h := hub.New(hopts)
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version,
-		Manage:     gateway.ManageOptions{LoadConfig: a.loadConfig},
-		Delegation: gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth}})
+		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
+		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
+		MaxMessageBytes: cfg.Limits.MaxMessageBytes})
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)

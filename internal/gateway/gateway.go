@@ -29,6 +29,8 @@ type Options struct {
 	HTTP HTTPOptions
 	// Manage configures the mcp_manage built-in (SPEC S3).
 	Manage ManageOptions
+	// MaxMessageBytes bounds one message from a stdio client (SPEC S10).
+	MaxMessageBytes int
 	// Delegation bounds weft → … → weft chains (SPEC S9).
 	Delegation DelegationOptions
 }

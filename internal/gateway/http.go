@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
 )
 
@@ -77,5 +79,13 @@ func (g *Gateway) serveDetail(w http.ResponseWriter, r *http.Request) {
 // ServeStdio serves one client over stdin/stdout until it disconnects or ctx
 // ends.
 func (g *Gateway) ServeStdio(ctx context.Context) error {
-	return g.server.Run(ctx, &mcp.StdioTransport{})
+	limit := g.opts.MaxMessageBytes
+	if limit <= 0 {
+		limit = config.DefaultMaxMessageBytes
+	}
+	return g.server.Run(ctx, &mcp.IOTransport{
+		Reader:        stdinGuard(os.Stdin, limit, g.logger),
+		Writer:        os.Stdout,
+		MaxLineLength: limit,
+	})
 }

@@ -109,6 +109,9 @@ func TestBridgeInboundClaudeCodeTools(t *testing.T) {
 	if got := call("one__echo", map[string]any{"text": "still"}); !strings.Contains(got, "one:still") {
 		t.Errorf("one__echo returned %q", got)
 	}
+	if out, _, _ := e.run("mcp", "get", "claude-code"); !strings.Contains(out, "active") || !strings.Contains(out, "claude-code__Read") {
+		t.Errorf("`weft mcp get claude-code` does not show it active with its tools:\n%s", out)
+	}
 	out, _, _ := e.run("mcp", "get", "no-claude")
 	if !strings.Contains(out, "disconnected") || !strings.Contains(out, "no such file or directory") {
 		t.Errorf("missing claude: `weft mcp get no-claude` does not say disconnected with the reason:\n%s", out)

@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // initBody is a valid initialize request; hostile cases vary around it.
@@ -146,5 +149,40 @@ func TestHostileServerEntriesAreRefused(t *testing.T) {
 	b, _ := os.ReadFile(e.config)
 	if strings.Contains(string(b), "mcp_servers") {
 		t.Fatalf("a refused entry was written:\n%s", b)
+	}
+}
+
+// TestHostileStdioMessagesEndTheSession covers SPEC S10 on the stdio face:
+// a batch, an ambiguous object or an oversized line ends `weft mcp-server`
+// with the reason, instead of being served or leaving the client waiting.
+func TestHostileStdioMessagesEndTheSession(t *testing.T) {
+	e := newEnv(t)
+	if err := os.WriteFile(e.config, []byte("[limits]\nmax_message_bytes = 4096\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, line, says string
+	}{
+		{"JSON-RPC batch", "[" + initBody + "]", "batches are not accepted"},
+		{"both name and Name", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"name":"a","Name":"b"}}`, `key "Name" appears more than once`},
+		{"oversized line", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 8192) + `"}}`, "exceeds 4096 bytes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, weftBinary(t), "--config", e.config, "mcp-server")
+			cmd.Env = e.environ()
+			cmd.Stdin = strings.NewReader(c.line + "\n")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				t.Fatal("weft mcp-server hung on a refused message")
+			}
+			if err == nil || !strings.Contains(stderr.String(), c.says) || stdout.Len() != 0 {
+				t.Fatalf("err %v, stdout %q, stderr %q; want a refusal containing %q and no answer", err, stdout.String(), stderr.String(), c.says)
+			}
+		})
 	}
 }
