@@ -48,9 +48,32 @@ headers = { X-Dead = "canary-dead-7e5b" }
 		out, errOut, _ := e.run(args...)
 		seen = append(seen, strings.Join(args, " ")+"\n"+out+errOut)
 	}
+	run := filepath.Join(e.home, ".weft", "run")
+	if st, err := os.Stat(run); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("state dir %s: %v, want mode 0700", run, err)
+	}
+	states, _ := filepath.Glob(filepath.Join(run, "*.json"))
+	for _, f := range append(states, filepath.Join(e.home, "weft.pins.json")) {
+		if st, err := os.Stat(f); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("state file %s: %v, want mode 0600", f, err)
+		}
+	}
 	s.stop(t)
-	if !strings.Contains(s.stderr.String(), "SECRET_TOKEN=***") {
-		t.Errorf("the noisy child's environment dump was not logged redacted:\n%s", s.stderr.String())
+	log := s.stderr.String()
+	if !strings.Contains(log, "SECRET_TOKEN=***") {
+		t.Errorf("the noisy child's environment dump was not logged redacted:\n%s", log)
+	}
+	// SPEC S11: the child got its own env, the safe set and the delegation
+	// depth, but neither weft's whole environment nor another server's env.
+	for _, want := range []string{`line="HOME=`, `line="PATH=`, `line="WEFT_DELEGATION_DEPTH=1"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("child environment lacks %s", want)
+		}
+	}
+	for _, leak := range []string{"CANARY_SRC=", "FROM_ENV=", "GOPATH=", "GOFLAGS="} {
+		if strings.Contains(log, `line="`+leak) {
+			t.Errorf("child environment holds %s, which it did not declare", leak)
+		}
 	}
 	seen = append(seen, "serve log\n"+s.stderr.String())
 	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "list", "--json"}, {"--log-level", "debug", "mcp", "get", "dead"}} {
