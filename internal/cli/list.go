@@ -48,7 +48,7 @@ func (a *app) list(ctx context.Context) (listing, error) {
 	}
 	if addr, ok := readServeState(cfg.Path); ok {
 		var st gateway.Status
-		if err := getJSON(ctx, "http://"+addr+gateway.StatusPath, &st); err == nil {
+		if err := a.getJSON(ctx, "http://"+addr+gateway.StatusPath, &st); err == nil {
 			return listing{Source: "live weft at " + addr, Status: st}, nil
 		}
 	}
@@ -115,7 +115,7 @@ func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
 	}
 	if addr, ok := readServeState(cfg.Path); ok {
 		var d hub.ServerDetail
-		if err := getJSON(ctx, "http://"+addr+gateway.ServersPath+name, &d); err == nil {
+		if err := a.getJSON(ctx, "http://"+addr+gateway.ServersPath+name, &d); err == nil {
 			return d, nil
 		}
 	}
@@ -161,12 +161,15 @@ func printNames(w io.Writer, what string, names []string) {
 	}
 }
 
-func getJSON(ctx context.Context, url string, v any) error {
+func (a *app) getJSON(ctx context.Context, url string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
+	}
+	if a.adminToken != "" {
+		req.Header.Set("Authorization", "Bearer "+a.adminToken)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

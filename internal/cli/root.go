@@ -31,6 +31,8 @@ type app struct {
 	logger     *slog.Logger
 	// secrets masks configured secret values in logs and errors (SPEC S7).
 	secrets policy.Secrets
+	// adminToken is the bearer token of the HTTP face, sent to a live weft.
+	adminToken string
 }
 
 // Main runs weft with args and returns the process exit code. Errors are
@@ -100,6 +102,9 @@ func (a *app) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(config.ResolvePath(a.configFlag))
 	if err == nil {
 		a.secrets.Set(policy.SecretValues(cfg, os.Getenv))
+		if cfg.Security.HTTPTokenEnv != "" {
+			a.adminToken = os.Getenv(cfg.Security.HTTPTokenEnv) // for a live weft's admin API
+		}
 	}
 	return cfg, err
 }

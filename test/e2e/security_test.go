@@ -104,6 +104,9 @@ func TestNonLoopbackListenNeedsToken(t *testing.T) {
 	if status, body := post(t, s.url, initBody, map[string]string{"Authorization": "Bearer s3cret-token"}); status != 200 {
 		t.Fatalf("request with the token: %d %s, want 200", status, body)
 	}
+	if out, errOut, code := e.run("mcp", "list", "--json"); code != 0 || !strings.Contains(out, `"source": "live weft`) {
+		t.Fatalf("mcp list with the token in the environment did not reach the live weft: %d %q %q", code, out, errOut)
+	}
 }
 
 // TestHostileServerEntriesAreRefused covers SPEC S1 and S2 through
