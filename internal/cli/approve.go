@@ -55,3 +55,13 @@ func (a *app) printPending(changes []policy.Change) error {
 	}
 	return nil
 }
+
+// withheld lists the tools waiting for approval, from the pins file beside
+// the config (empty when there is none or it cannot be read).
+func (a *app) withheld() []policy.Change {
+	pins, err := policy.OpenPins(policy.PinsPath(config.ResolvePath(a.configFlag)), config.PinningStrict, a.logger)
+	if err != nil {
+		return nil
+	}
+	return pins.Pending()
+}

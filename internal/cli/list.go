@@ -14,12 +14,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/policy"
 )
 
 // listing is what `weft mcp list` prints, live or from a health check.
 type listing struct {
 	Source string `json:"source"` // "live" or "health-check"
 	gateway.Status
+	// Withheld are tools whose definition changed since first seen (SPEC S5).
+	Withheld []policy.Change `json:"withheld_tools,omitempty"`
 }
 
 func (a *app) mcpListCommand() *cobra.Command {
@@ -32,6 +35,7 @@ func (a *app) mcpListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			l.Withheld = a.withheld()
 			if a.jsonOut {
 				return writeJSON(a.stdout, l)
 			}
@@ -86,6 +90,9 @@ func (a *app) printListing(l listing) {
 	fmt.Fprintf(a.stdout, " (%s)\n", l.Source)
 	for _, c := range l.Clashes {
 		fmt.Fprintln(a.stdout, "clash: "+c)
+	}
+	for _, c := range l.Withheld {
+		fmt.Fprintf(a.stdout, "withheld: %s/%s changed its definition since first seen; review it, then `weft mcp approve %s`\n", c.Server, c.Tool, c.Server)
 	}
 }
 

@@ -48,6 +48,9 @@ func TestRugPullWithholdsChangedToolUntilApproved(t *testing.T) {
 	if err == nil && !res.IsError {
 		t.Fatalf("withheld tool was callable: %+v", res)
 	}
+	if out, _, _ := e.run("mcp", "list"); !strings.Contains(out, "withheld: rug/echo changed its definition") {
+		t.Errorf("mcp list does not flag the withheld tool:\n%s", out)
+	}
 	out, _, code := e.run("mcp", "approve")
 	if code != 0 || !strings.Contains(out, "rug/echo") {
 		t.Fatalf("mcp approve (list) = %d %q, want rug/echo pending", code, out)
