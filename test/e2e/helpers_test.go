@@ -172,11 +172,34 @@ func (s *served) stop(t *testing.T) int {
 }
 
 type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu     sync.Mutex
+	b      strings.Builder
+	notify chan struct{} // signalled after each add, for waiting on a line
 }
 
-func (b *syncBuffer) add(s string) { b.mu.Lock(); b.b.WriteString(s); b.mu.Unlock() }
+func (b *syncBuffer) add(s string) {
+	b.mu.Lock()
+	b.b.WriteString(s)
+	if b.notify == nil {
+		b.notify = make(chan struct{}, 1)
+	}
+	n := b.notify
+	b.mu.Unlock()
+	select {
+	case n <- struct{}{}:
+	default:
+	}
+}
+
+// added returns the channel signalled when text is added.
+func (b *syncBuffer) added() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.notify == nil {
+		b.notify = make(chan struct{}, 1)
+	}
+	return b.notify
+}
 func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
