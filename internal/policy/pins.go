@@ -106,36 +106,55 @@ func (p *Pins) Allow(server string, t *mcp.Tool) bool {
 	h := Hash(t)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pinned, ok := p.data.Pins[server][t.Name]
-	switch {
-	case !ok:
-		setIn(&p.data.Pins, server, t.Name, h)
-		p.save()
-		return true
-	case pinned == h:
-		if p.data.Pending[server][t.Name] != "" {
-			delete(p.data.Pending[server], t.Name)
-			p.save()
+	if !p.settled(server, t.Name, h) {
+		// Another weft sharing this file may have pinned or approved the
+		// tool since: decide on the file's current state, then record.
+		if err := p.load(); err != nil {
+			p.logger.Warn("cannot re-read tool pins; using those in memory", "err", err)
 		}
+		p.record(server, t.Name, h)
+	}
+	if p.data.Pins[server][t.Name] == h {
 		return true
 	}
 	key := server + "/" + t.Name + "/" + h
-	if p.data.Pending[server][t.Name] != h {
-		setIn(&p.data.Pending, server, t.Name, h)
-		p.save()
-	}
-	if p.warn {
-		if !p.warned[key] {
-			p.warned[key] = true
-			p.logger.Warn("tool definition changed since it was first seen; exposed because security.pinning = \"warn\"", "server", server, "tool", t.Name)
-		}
-		return true
-	}
 	if !p.warned[key] {
 		p.warned[key] = true
-		p.logger.Warn("tool withheld: its definition changed since it was first seen; review it, then run `weft mcp approve "+server+"`", "server", server, "tool", t.Name)
+		if p.warn {
+			p.logger.Warn("tool definition changed since it was first seen; exposed because security.pinning = \"warn\"", "server", server, "tool", t.Name)
+		} else {
+			p.logger.Warn("tool withheld: its definition changed since it was first seen; review it, then run `weft mcp approve "+server+"`", "server", server, "tool", t.Name)
+		}
 	}
-	return false
+	return p.warn
+}
+
+// settled reports whether the file already says all there is to say about
+// this definition: pinned with nothing pending, or recorded as pending.
+func (p *Pins) settled(server, tool, h string) bool {
+	pinned, ok := p.data.Pins[server][tool]
+	pending := p.data.Pending[server][tool]
+	return ok && ((pinned == h && pending == "") || (pinned != h && pending == h))
+}
+
+// record pins a new tool, clears a pending change that was reverted, or
+// records a new pending change, and saves.
+func (p *Pins) record(server, tool, h string) {
+	pinned, ok := p.data.Pins[server][tool]
+	switch {
+	case !ok:
+		setIn(&p.data.Pins, server, tool, h)
+	case pinned == h:
+		if p.data.Pending[server][tool] == "" {
+			return
+		}
+		delete(p.data.Pending[server], tool)
+	case p.data.Pending[server][tool] == h:
+		return
+	default:
+		setIn(&p.data.Pending, server, tool, h)
+	}
+	p.save()
 }
 
 func setIn(m *map[string]map[string]string, server, tool, h string) {

@@ -97,3 +97,27 @@ func TestOpenPinsRejectsCorruptFile(t *testing.T) {
 		t.Fatal("corrupt pins file accepted")
 	}
 }
+
+// TestPinsTwoProcessesKeepEachOthersPins: two wefts sharing one pins file
+// (say `weft serve` and a `weft mcp-server` launched by Claude Code) do not
+// drop each other's pins, so a restart cannot re-pin a rug-pulled tool.
+func TestPinsTwoProcessesKeepEachOthersPins(t *testing.T) {
+	path := filepath.Join(t.TempDir(), PinsFileName)
+	a, err := OpenPins(path, config.PinningStrict, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenPins(path, config.PinningStrict, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Allow("one", tool("first"))
+	b.Allow("two", tool("second"))
+	fresh, err := OpenPins(path, config.PinningStrict, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Allow("one", tool("changed")) {
+		t.Fatal("a's pin was lost when b saved: the changed tool was pinned afresh")
+	}
+}
