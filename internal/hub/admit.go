@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/weft-dev/weft/internal/upstream"
@@ -47,6 +48,9 @@ func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *u
 	}
 	defer g.leave()
 	err = call(ctx, g.conn)
+	if err != nil && callerCtx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within the server's timeout_ms (%v); raise it if the tool is slow: %w", timeout, err)
+	}
 	br.record(probe, classify(callerCtx, err))
 	return err
 }

@@ -109,18 +109,14 @@ func (b *breaker) record(probe bool, o outcome) {
 	defer b.mu.Unlock()
 	if probe {
 		b.probing = false
+	} else if b.state != BreakerClosed {
+		return // once open, only the probe decides; stragglers prove little
 	}
 	switch o {
 	case outcomeSuccess:
-		if b.state == BreakerHalfOpen && !probe {
-			return // a call admitted before the breaker opened proves little
-		}
 		b.state, b.failures = BreakerClosed, 0
 	case outcomeFailure:
 		b.failures++
-		if b.state == BreakerHalfOpen && !probe {
-			return
-		}
 		if probe || b.failures >= b.threshold {
 			b.state, b.openedAt = BreakerOpen, b.now()
 		}

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,25 +89,28 @@ func (c *Conn) CallTool(ctx context.Context, peer Peer, name string, args json.R
 	if len(args) > 0 {
 		params.Arguments = args
 	}
-	done := c.track(ctx, peer, params)
+	ctx, done := c.track(ctx, peer, params)
 	defer done()
-	return c.session.CallTool(withPeer(ctx, peer), params)
+	res, err := c.session.CallTool(withPeer(ctx, peer), params)
+	return res, closedErr(ctx, err)
 }
 
 // GetPrompt gets the upstream prompt name on behalf of peer.
 func (c *Conn) GetPrompt(ctx context.Context, peer Peer, name string, args map[string]string, meta mcp.Meta) (*mcp.GetPromptResult, error) {
 	params := &mcp.GetPromptParams{Name: name, Arguments: args, Meta: c.requestMeta(meta)}
-	done := c.track(ctx, peer, params)
+	ctx, done := c.track(ctx, peer, params)
 	defer done()
-	return c.session.GetPrompt(withPeer(ctx, peer), params)
+	res, err := c.session.GetPrompt(withPeer(ctx, peer), params)
+	return res, closedErr(ctx, err)
 }
 
 // ReadResource reads uri on behalf of peer.
 func (c *Conn) ReadResource(ctx context.Context, peer Peer, uri string, meta mcp.Meta) (*mcp.ReadResourceResult, error) {
 	params := &mcp.ReadResourceParams{URI: uri, Meta: c.requestMeta(meta)}
-	done := c.track(ctx, peer, params)
+	ctx, done := c.track(ctx, peer, params)
 	defer done()
-	return c.session.ReadResource(withPeer(ctx, peer), params)
+	res, err := c.session.ReadResource(withPeer(ctx, peer), params)
+	return res, closedErr(ctx, err)
 }
 
 // Complete forwards a completion request.
@@ -120,14 +124,36 @@ type progressParams interface {
 }
 
 // track registers a call with the router and swaps in weft's progress token;
-// the peer's own token is kept to relay progress back under it.
-func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) func() {
+// the peer's own token is kept to relay progress back under it. The call's
+// context is tied to the connection's life: a call still in flight when the
+// connection is closed (drain timeout, shutdown) is cancelled upstream and
+// ends with ErrClosedInFlight, instead of waiting on a server weft no longer
+// talks to (an HTTP session's close does not end its pending requests).
+func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(c.life, func() { cancel(ErrClosedInFlight) })
 	token := p.GetProgressToken()
 	id, done := c.router.begin(ctx, peer, token)
 	if token != nil {
 		p.SetProgressToken(id)
 	}
-	return done
+	return ctx, func() {
+		done()
+		stop()
+		cancel(nil)
+	}
+}
+
+// ErrClosedInFlight ends a call whose connection was closed under it.
+var ErrClosedInFlight = errors.New("connection closed while the call was in flight (drain timeout or shutdown); retry the call")
+
+// closedErr reports ErrClosedInFlight for a call cut off by Close, and
+// names what other transport errors mean for the caller.
+func closedErr(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), ErrClosedInFlight) {
+		return ErrClosedInFlight
+	}
+	return explain(err)
 }
 
 func cloneMeta(m mcp.Meta) mcp.Meta {

@@ -81,6 +81,8 @@ type Conn struct {
 	endLife   context.CancelFunc
 	closeOnce sync.Once
 	wg        sync.WaitGroup
+	// hung is set when keepAlive closed the session for missed pings.
+	hung atomic.Bool
 }
 
 // Dial connects to the upstream described by cfg, completes the handshake and
@@ -116,6 +118,10 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 	c.wg.Add(2)
 	go c.relistLoop()
 	go c.watch()
+	if c.needsOwnKeepAlive() {
+		c.wg.Add(1)
+		go c.keepAlive()
+	}
 	return c, nil
 }
 
@@ -203,6 +209,9 @@ func (c *Conn) watch() {
 	if c.proc != nil && c.proc.exited() {
 		err = fmt.Errorf("process exited: %v", c.proc.err)
 	}
+	if c.hung.Load() {
+		err = ErrHung
+	}
 	c.logger.Warn("upstream session ended", "err", err)
 	if c.opts.OnClosed != nil {
 		c.opts.OnClosed(c, err)
@@ -223,9 +232,15 @@ func (c *Conn) Close(ctx context.Context) {
 		if c.proc != nil {
 			c.proc.stop(ctx)
 		}
+		// An HTTP server may hold its DELETE until its own handlers end;
+		// weft does not wait on it longer than it would on a child.
+		timer := time.NewTimer(killGrace)
+		defer timer.Stop()
 		select {
 		case <-done:
 		case <-ctx.Done():
+		case <-timer.C:
+			c.logger.Warn("the server did not end its session in time; dropping the connection")
 		}
 		c.cancel()
 	})
