@@ -83,6 +83,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "weft.toml to use (default: $WEFT_CONFIG, ./weft.toml, ~/.weft/weft.toml)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
 	root.AddCommand(a.serveCommand(), a.mcpServerCommand(), a.mcpCommand())
+	root.AddCommand(a.runCommand(), a.chatCommand())
 	return root
 }
 

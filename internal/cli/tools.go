@@ -44,7 +44,7 @@ func (a hubTools) Servers() []toolset.ServerInfo {
 	list := a.h.List()
 	out := make([]toolset.ServerInfo, 0, len(list))
 	for _, s := range list {
-		out = append(out, toolset.ServerInfo{Name: s.Name, Status: string(s.Status)})
+		out = append(out, toolset.ServerInfo{Name: s.Name, Status: string(s.Status), Breaker: string(s.Breaker)})
 	}
 	return out
 }

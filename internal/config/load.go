@@ -19,10 +19,13 @@ import (
 
 // fileConfig is the shape of weft.toml.
 type fileConfig struct {
-	Gateway  Gateway  `toml:"gateway"`
-	Limits   Limits   `toml:"limits"`
-	Security Security `toml:"security"`
-	Breaker  Breaker  `toml:"breaker"`
+	Gateway  Gateway          `toml:"gateway"`
+	Limits   Limits           `toml:"limits"`
+	Security Security         `toml:"security"`
+	Breaker  Breaker          `toml:"breaker"`
+	LLM      LLM              `toml:"llm"`
+	Router   Router           `toml:"router"`
+	Prices   map[string]Price `toml:"prices"`
 	Tools    struct {
 		MCPServers map[string]*Server `toml:"mcp_servers"`
 	} `toml:"tools"`
@@ -30,12 +33,17 @@ type fileConfig struct {
 
 // knownKeys lists the keys of each table, for unknown-key messages.
 var knownKeys = map[string]string{
-	"":         "gateway, limits, security, breaker, tools",
+	"":         "gateway, limits, security, breaker, llm, router, prices, tools",
 	"breaker":  "failure_threshold, reset_timeout",
 	"gateway":  "listen, separator",
 	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
 	"security": "block_private_urls, autonomy, pinning, http_token_env, max_delegation_depth",
 	"tools":    "mcp_servers",
+	"llm":      "provider, model, base_url, api_key_env, max_tokens, max_retries",
+	"router":   "planning",
+	"router.planning": "strategy, max_planning_depth, max_planning_cost_usd, planning_step_timeout, " +
+		"circuit_breaker_threshold, max_replans",
+	"prices": "input, output",
 	"server": "target, args, env, cwd, type, headers, timeout_ms, enabled, prefix, allowed_tools, " +
 		"denied_tools, protocol_version, inherit_env, max_concurrent_calls, failure_threshold, reset_timeout",
 }
@@ -73,6 +81,7 @@ func Default() *Config {
 		Breaker:  Breaker{FailureThreshold: DefaultFailureThreshold, ResetTimeout: Duration(DefaultResetTimeout)},
 		Security: Security{Autonomy: DefaultAutonomy, Pinning: PinningStrict, MaxDelegationDepth: DefaultMaxDelegationDepth},
 		Servers:  map[string]*Server{},
+		Agent:    DefaultAgent(),
 	}
 }
 
@@ -148,6 +157,9 @@ func parse(data []byte, path string) (*Config, error) {
 		cfg.Limits.MaxMessageBytes = l.MaxMessageBytes
 	}
 	if err := applyReliability(cfg, &fc, path); err != nil {
+		return nil, err
+	}
+	if err := applyAgent(cfg, &fc, path); err != nil {
 		return nil, err
 	}
 	cfg.Security.BlockPrivateURLs = sec.BlockPrivateURLs
@@ -258,6 +270,10 @@ func tableOf(key []string) string {
 		return "server"
 	case len(parent) == 1:
 		return parent[0]
+	case len(parent) == 2 && parent[0] == "router":
+		return "router." + parent[1]
+	case len(parent) == 2 && parent[0] == "prices":
+		return "prices"
 	}
 	return ""
 }

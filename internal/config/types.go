@@ -47,6 +47,8 @@ type Config struct {
 	// Servers holds every upstream by name: weft.toml entries, plus .mcp.json
 	// entries whose names weft.toml does not use.
 	Servers map[string]*Server
+	// Agent holds [llm], [router.planning] and [prices] (SPEC A1, A4, A5).
+	Agent Agent
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
 	Warnings []string

@@ -47,6 +47,10 @@ type Gateway struct {
 	prompts   map[string][32]byte
 	resources map[string][32]byte
 	templates map[string][32]byte
+
+	subMu   sync.Mutex
+	subs    map[string]map[*mcp.ServerSession]bool // URI → subscribed sessions; see subscribe.go
+	watched map[*mcp.ServerSession]bool            // sessions with subscriptions, watched until they end
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -61,6 +65,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		hub: h, opts: opts, logger: opts.Logger,
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
+		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       opts.Logger,
@@ -75,9 +80,12 @@ func New(h *hub.Hub, opts Options) *Gateway {
 			return g.hub.Complete(ctx, req.Params)
 		},
 		SupportedProtocolVersions: legacyVersions,
+		SubscribeHandler:          g.subscribe,
+		UnsubscribeHandler:        g.unsubscribe,
 	})
 	g.addBuiltins()
 	h.OnChange(g.sync)
+	h.OnResourceUpdated(g.resourceUpdated)
 	g.sync(h.Catalog())
 	return g
 }

@@ -69,6 +69,7 @@ type Hub struct {
 	catalog   atomic.Pointer[Catalog]
 	listenMu  sync.Mutex
 	listeners []func(*Catalog)
+	updated   []func(uri string) // see OnResourceUpdated
 	rebuildMu sync.Mutex
 }
 

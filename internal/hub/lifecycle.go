@@ -50,6 +50,7 @@ func (h *Hub) breakerFor(cfg *config.Server) config.Breaker {
 func (h *Hub) dial(ctx context.Context, s *server, cfg *config.Server) (*upstream.Conn, error) {
 	opts := h.opts.Upstream
 	opts.OnInventory = h.rebuild
+	opts.OnResourceUpdated = h.resourceUpdated
 	opts.OnClosed = func(c *upstream.Conn, err error) { h.lost(s, c, err) }
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout())
 	defer cancel()

@@ -139,8 +139,8 @@ func TestDroppedUpstreamReconnectsWithFreshTools(t *testing.T) {
 	sw.set(upstreamServer("s", "hold_v2", nil), true)
 	srv.CloseClientConnections()
 	await(t, "disconnected", func() bool { return status(t, h, "s").Status == hub.StatusDisconnected })
-	if _, err := hold(context.Background(), h, "s__hold", 0); err == nil {
-		t.Fatal("call to a disconnected server succeeded")
+	if _, err := hold(context.Background(), h, "s__hold", 0); !errors.Is(err, hub.ErrDisconnected) {
+		t.Fatalf("call to a disconnected server: %v, want ErrDisconnected naming it", err)
 	}
 	sw.set(upstreamServer("s", "hold_v2", nil), false)
 	await(t, "active again with the fresh tool listed", func() bool {

@@ -21,6 +21,7 @@ func (c *Conn) listAll(ctx context.Context) error {
 		if inv.Tools, err = collect(c.session.Tools(ctx, nil)); err != nil {
 			return fmt.Errorf("tools/list: %w", err)
 		}
+		rawSchemas(inv.Tools)
 	}
 	if caps.Resources != nil {
 		if inv.Resources, err = collect(c.session.Resources(ctx, nil)); err != nil {
@@ -128,7 +129,10 @@ type progressParams interface {
 // context is tied to the connection's life: a call still in flight when the
 // connection is closed (drain timeout, shutdown) is cancelled upstream and
 // ends with ErrClosedInFlight, instead of waiting on a server weft no longer
-// talks to (an HTTP session's close does not end its pending requests).
+// talks to (an HTTP session's close does not end its pending requests). The
+// func it returns, deferred by the caller, first lets the progress and log
+// messages the upstream sent before its result reach the peer, then retires
+// the call.
 func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(c.life, func() { cancel(ErrClosedInFlight) })
@@ -138,6 +142,7 @@ func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.
 		p.SetProgressToken(id)
 	}
 	return ctx, func() {
+		c.order.settle(ctx)
 		done()
 		stop()
 		cancel(nil)

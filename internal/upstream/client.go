@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,14 +27,14 @@ func (c *Conn) client() *mcp.Client {
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 		},
 		CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-			peer, err := c.router.peerFor(ctx)
+			peer, ctx, err := c.router.peerFor(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("sampling from %s: %w", c.cfg.Name, err)
 			}
 			return peer.CreateMessage(ctx, req.Params)
 		},
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			peer, err := c.router.peerFor(ctx)
+			peer, ctx, err := c.router.peerFor(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("elicitation from %s: %w", c.cfg.Name, err)
 			}
@@ -56,6 +57,7 @@ func (c *Conn) client() *mcp.Client {
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.markDirty() },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.markDirty() },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.markDirty() },
+		ResourceUpdatedHandler:     c.resourceUpdated,
 	})
 	cl.AddReceivingMiddleware(c.rootsMiddleware)
 	return cl
@@ -68,7 +70,7 @@ func (c *Conn) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "roots/list" {
 			return next(ctx, method, req)
 		}
-		peer, err := c.router.peerFor(ctx)
+		peer, ctx, err := c.router.peerFor(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("roots from %s: %w", c.cfg.Name, err)
 		}
@@ -78,18 +80,19 @@ func (c *Conn) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // transport builds the transport for the entry; for stdio it starts the child.
-func (c *Conn) transport() (mcp.Transport, *process, error) {
+// The transport counts the notifications it reads into order.
+func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 	switch c.cfg.Type {
 	case config.TransportHTTP:
 		return &mcp.StreamableClientTransport{
 			Endpoint:     c.cfg.Target,
-			HTTPClient:   c.httpClient(),
+			HTTPClient:   c.httpClient(order),
 			MaxEventSize: c.opts.MaxMessageBytes,
 		}, nil, nil
 	case config.TransportSSE:
 		return &mcp.SSEClientTransport{
 			Endpoint:     c.cfg.Target,
-			HTTPClient:   c.httpClient(),
+			HTTPClient:   c.httpClient(order),
 			MaxEventSize: c.opts.MaxMessageBytes,
 		}, nil, nil
 	}
@@ -109,11 +112,12 @@ func (c *Conn) transport() (mcp.Transport, *process, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect %s: %w", c.cfg.Name, err)
 	}
-	return &mcp.IOTransport{
+	pipes := &mcp.IOTransport{
 		Reader:        newLineFilter(proc.stdout, c.opts.MaxMessageBytes, c.logger),
 		Writer:        proc.stdin,
 		MaxLineLength: c.opts.MaxMessageBytes,
-	}, proc, nil
+	}
+	return countingTransport{Transport: pipes, order: order}, proc, nil
 }
 
 var environ0 = environ
@@ -135,7 +139,7 @@ func getenv(env []string) func(string) string {
 // httpClient sends the entry's headers on every request. It has no overall
 // timeout (that would cut streams); the response-header timeout stops an
 // upstream that accepts a request but never answers from blocking weft.
-func (c *Conn) httpClient() *http.Client {
+func (c *Conn) httpClient(order *noteOrder) *http.Client {
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -144,12 +148,13 @@ func (c *Conn) httpClient() *http.Client {
 		IdleConnTimeout:       90 * time.Second,
 	}
 	headers := c.cfg.ExpandedHeaders(getenv(environ0()))
-	return &http.Client{Transport: headerTransport{base: base, headers: headers}}
+	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order}}
 }
 
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	order   *noteOrder
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -159,5 +164,9 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set(k, v)
 		}
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && t.order != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &sseCounter{ReadCloser: resp.Body, order: t.order}
+	}
+	return resp, err
 }

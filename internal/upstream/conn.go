@@ -36,6 +36,9 @@ type Options struct {
 	// OnInventory is called after the inventory changed on the upstream's
 	// list_changed notification and was re-listed.
 	OnInventory func()
+	// OnResourceUpdated is called with the URI of each
+	// notifications/resources/updated the upstream sends.
+	OnResourceUpdated func(uri string)
 	// OnClosed is called once, with the connection, if the session ends
 	// without Close (crash, drop, failed keepalive pings).
 	OnClosed func(c *Conn, err error)
@@ -70,6 +73,7 @@ type Conn struct {
 	proc    *process // nil unless stdio
 	cancel  context.CancelFunc
 	router  *router
+	order   *noteOrder // progress and logs before results; see ordering.go
 	info    Info
 
 	mu  sync.RWMutex
@@ -154,13 +158,16 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		timer = time.AfterFunc(probe, func() { probed.Store(true); cancel() })
 	}
 	stopOuter := context.AfterFunc(ctx, cancel)
-	transport, proc, err := c.transport()
+	order := newNoteOrder()
+	transport, proc, err := c.transport(order)
 	if err != nil {
 		cancel()
 		stopOuter()
 		return err
 	}
-	cs, err := c.client().Connect(lifeCtx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	client := c.client()
+	client.AddReceivingMiddleware(order.middleware)
+	cs, err := client.Connect(lifeCtx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	timedOut := timer != nil && !timer.Stop() && probed.Load()
 	stopped := stopOuter()
 	if err == nil && (timedOut || !stopped) {
@@ -182,7 +189,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		}
 		return fmt.Errorf("connect %s: %w", c.cfg.Name, err)
 	}
-	c.session, c.proc, c.cancel = cs, proc, cancel
+	c.session, c.proc, c.cancel, c.order = cs, proc, cancel, order
 	res := cs.InitializeResult()
 	c.info = Info{ProtocolVersion: res.ProtocolVersion, Instructions: res.Instructions, Capabilities: res.Capabilities}
 	if res.ServerInfo != nil {

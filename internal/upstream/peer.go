@@ -105,25 +105,29 @@ func (r *router) byToken(token any) (*call, bool) {
 	return c, ok
 }
 
-// peerFor picks the peer for a server-to-client request: the one carried in
-// ctx when the SDK links it to a call, else the newest call in flight.
-func (r *router) peerFor(ctx context.Context) (Peer, error) {
+// peerFor picks the peer for a server-to-client request, and the context to
+// send it in: the one carried in ctx when the SDK links it to a call, else
+// the newest call in flight. The request is sent with the values of that
+// call's own request, so that on Streamable HTTP it travels on the stream of
+// the client's request rather than on the optional standalone stream, which
+// the client may not have opened (yet).
+func (r *router) peerFor(ctx context.Context) (Peer, context.Context, error) {
 	if box, ok := ctx.Value(peerKey{}).(peerBox); ok {
 		// The request is linked to a call: never hand it to another
 		// client's call, even when this one has no client (plans, agent).
 		if box.peer == nil {
-			return nil, ErrNoPeer
+			return nil, ctx, ErrNoPeer
 		}
-		return box.peer, nil
+		return box.peer, ctx, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.recent) - 1; i >= 0; i-- {
 		if c := r.calls[r.recent[i]]; c != nil && c.peer != nil {
-			return c.peer, nil
+			return c.peer, linkedCtx{Context: ctx, values: c.ctx}, nil
 		}
 	}
-	return nil, ErrNoPeer
+	return nil, ctx, ErrNoPeer
 }
 
 // tokenID converts a progress token as decoded from JSON back to weft's id.

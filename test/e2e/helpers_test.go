@@ -71,11 +71,18 @@ func (e *env) environ() []string {
 // exit code.
 func (e *env) run(args ...string) (string, string, int) {
 	e.t.Helper()
+	return e.runInput("", args...)
+}
+
+// runInput is run with stdin.
+func (e *env) runInput(stdin string, args ...string) (string, string, int) {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, weftBinary(e.t), append([]string{"--config", e.config}, args...)...)
 	cmd.Env = e.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

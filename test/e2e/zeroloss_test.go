@@ -117,7 +117,7 @@ type reloadLoad struct {
 
 // allowedRejection is what a call to a server that is being removed (or
 // not yet added) may answer; anything else is a lost call.
-var allowedRejection = regexp.MustCompile(`server draining|not found|unknown tool`)
+var allowedRejection = regexp.MustCompile(`server draining|not found|unknown tool|server disconnected|still connecting`)
 
 func (l *reloadLoad) fail(format string, args ...any) {
 	l.mu.Lock()

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// faninRow is one fan-in measurement (scenario 2).
+type faninRow struct {
+	Label           string  `json:"label"`
+	Upstreams       int     `json:"upstreams"`
+	ToolsEach       int     `json:"tools_each"`
+	ToolsListed     int     `json:"tools_listed"`
+	ActiveMS        float64 `json:"start_to_all_active_ms"`
+	SlowestSingleMS float64 `json:"slowest_single_start_ms"`
+	ActiveRatio     float64 `json:"active_ratio"` // ActiveMS ÷ SlowestSingleMS
+	RSSMB           float64 `json:"rss_mb"`
+	PeakRSSMB       float64 `json:"peak_rss_mb"`
+	ListP50MS       float64 `json:"tools_list_p50_ms"`
+	ListMaxMS       float64 `json:"tools_list_max_ms"`
+}
+
+// fanin runs scenario 2: many stdio upstreams, then many tools over HTTP.
+func fanin(ctx context.Context, w *workspace, o options) ([]faninRow, error) {
+	n, tools := o.faninStdio()
+	stdio, err := faninStdio(ctx, w, n, tools, o)
+	if err != nil {
+		return nil, err
+	}
+	o.progress("fan-in stdio done")
+	n, tools = o.faninHTTP()
+	httpRow, err := faninHTTP(ctx, w, n, tools, o)
+	if err != nil {
+		return []faninRow{stdio}, err
+	}
+	o.progress("fan-in http done")
+	return []faninRow{stdio, httpRow}, nil
+}
+
+// faninStdio: weft with n stdio upstreams of tools tools each.
+func faninStdio(ctx context.Context, w *workspace, n, tools int, o options) (faninRow, error) {
+	row := faninRow{Label: fmt.Sprintf("%d stdio × %d tools", n, tools), Upstreams: n, ToolsEach: tools}
+	args := []string{"--tools", strconv.Itoa(tools)}
+	single, err := slowest(o.singles(), connectAndList(ctx, func() (*mcp.ClientSession, error) {
+		return w.connectStdio(ctx, "single-stdio", w.benchserver, args...)
+	}))
+	if err != nil {
+		return row, err
+	}
+	row.SlowestSingleMS = ms(single)
+	entries := make([]entry, n)
+	for i := range entries {
+		entries[i] = entry{name: fmt.Sprintf("s%03d", i), target: w.benchserver, args: args}
+	}
+	return row, measureFanin(ctx, w, "fanin-stdio", entries, &row, o)
+}
+
+// faninHTTP: weft with n HTTP upstreams of tools tools each; the upstreams
+// run before weft starts, so a single start is a connect and a full list.
+func faninHTTP(ctx context.Context, w *workspace, n, tools int, o options) (faninRow, error) {
+	row := faninRow{Label: fmt.Sprintf("%d http × %d tools", n, tools), Upstreams: n, ToolsEach: tools}
+	urls, stop, err := startHTTPUpstreams(ctx, w, n, tools)
+	defer stop()
+	if err != nil {
+		return row, err
+	}
+	var worst time.Duration
+	for _, u := range urls {
+		d, err := slowest(1, connectAndList(ctx, func() (*mcp.ClientSession, error) { return connectHTTP(ctx, u) }))
+		if err != nil {
+			return row, err
+		}
+		worst = max(worst, d)
+	}
+	row.SlowestSingleMS = ms(worst)
+	entries := make([]entry, n)
+	for i, u := range urls {
+		entries[i] = entry{name: fmt.Sprintf("h%02d", i), target: u}
+	}
+	return row, measureFanin(ctx, w, "fanin-http", entries, &row, o)
+}
+
+// startHTTPUpstreams starts n HTTP upstreams and returns their endpoints and
+// a func that stops them all.
+func startHTTPUpstreams(ctx context.Context, w *workspace, n, tools int) ([]string, func(), error) {
+	var procs []*proc
+	stop := func() { stopAll(procs) }
+	for i := range n {
+		p, err := w.start(fmt.Sprintf("upstream-h%02d", i), w.benchserver, "--http", "127.0.0.1:0", "--tools", strconv.Itoa(tools))
+		if err != nil {
+			return nil, stop, err
+		}
+		procs = append(procs, p)
+	}
+	urls := make([]string, n)
+	for i, p := range procs {
+		u, err := p.waitURL(ctx, startTimeout)
+		if err != nil {
+			return nil, stop, err
+		}
+		urls[i] = u
+	}
+	return urls, stop, nil
+}
+
+// stopAll stops processes in parallel.
+func stopAll(procs []*proc) {
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(p.stop)
+	}
+	wg.Wait()
+}
+
+// measureFanin starts weft with entries, times start → all active through
+// the admin status, then measures tools/list and weft's memory.
+func measureFanin(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow, o options) error {
+	cfg := w.path(name + ".toml")
+	if err := writeConfig(cfg, entries); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	p, url, err := w.startServe(ctx, "weft-"+name, cfg)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	if err := waitActive(ctx, adminBase(url), len(entries)); err != nil {
+		return err
+	}
+	row.ActiveMS = ms(time.Since(t0))
+	if row.SlowestSingleMS > 0 {
+		row.ActiveRatio = row.ActiveMS / row.SlowestSingleMS
+	}
+	if err := measureList(ctx, url, row, o.listRepeats()); err != nil {
+		return err
+	}
+	row.RSSMB, row.PeakRSSMB, err = rss(p.pid())
+	return err
+}
+
+// measureList lists weft's whole catalog k times over HTTP.
+func measureList(ctx context.Context, url string, row *faninRow, k int) error {
+	cs, err := connectHTTP(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	var lat []time.Duration
+	for range k {
+		t0 := time.Now()
+		n, err := listTools(ctx, cs)
+		if err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t0))
+		row.ToolsListed = n
+	}
+	slices.Sort(lat)
+	row.ListP50MS, row.ListMaxMS = ms(percentile(lat, 50)), ms(lat[len(lat)-1])
+	return nil
+}
+
+// slowest runs f k times and returns the longest run.
+func slowest(k int, f func() error) (time.Duration, error) {
+	var worst time.Duration
+	for range k {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		worst = max(worst, time.Since(t0))
+	}
+	return worst, nil
+}
+
+// connectAndList is one upstream's own start as a client sees it: connect
+// (for stdio, launch), handshake and list every tool.
+func connectAndList(ctx context.Context, connect func() (*mcp.ClientSession, error)) func() error {
+	return func() error {
+		cs, err := connect()
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		_, err = listTools(ctx, cs)
+		return err
+	}
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+)
+
+// machine describes where the bench ran.
+type machine struct {
+	NProc     int    `json:"nproc"`
+	CPU       string `json:"cpu"`
+	GoVersion string `json:"go"`
+	LoadAvg   string `json:"loadavg_at_start"`
+}
+
+func describeMachine() machine {
+	m := machine{NProc: runtime.NumCPU(), GoVersion: runtime.Version(), CPU: "unknown"}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m.LoadAvg = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return m
+}
+
+// goal is one of issue 8's goals with what was measured.
+type goal struct {
+	Name     string `json:"name"`
+	Target   string `json:"target"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+}
+
+// goals checks every measured figure against issue 8's goals.
+func goals(r *result) []goal {
+	var out []goal
+	for _, o := range r.Overhead {
+		switch o.Concurrency {
+		case 64:
+			out = append(out, goal{o.Transport + " throughput c=64", "≥ 0.80× direct", fmt.Sprintf("%.2f×", o.Ratio), o.Ratio >= 0.8})
+		case 1:
+			out = append(out, goal{o.Transport + " added p50 c=1", "≤ 0.30 ms", fmt.Sprintf("%.3f ms", o.AddedP50MS), o.AddedP50MS <= 0.3})
+		}
+	}
+	for i, f := range r.Fanin {
+		if i == 0 {
+			out = append(out, goal{f.Label + " start → all active", "≤ 2× slowest single start", fmt.Sprintf("%.1f×", f.ActiveRatio), f.ActiveRatio <= 2})
+		}
+		out = append(out, goal{f.Label + " weft RSS", "≤ 150 MB", fmt.Sprintf("%.1f MB", f.RSSMB), f.RSSMB <= 150})
+		if i == 1 {
+			out = append(out, goal{fmt.Sprintf("tools/list of %d tools", f.ToolsListed), "≤ 50 ms", fmt.Sprintf("%.1f ms", f.ListP50MS), f.ListP50MS <= 50})
+		}
+	}
+	for _, c := range r.Churn[min(1, len(r.Churn)):] {
+		out = append(out, goal{c.Label + " failed calls", "0", fmt.Sprint(c.Calls.Failed), c.Calls.Failed == 0})
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printReport prints one aligned table per scenario, then the goals.
+func printReport(w io.Writer, r *result) {
+	fmt.Fprintf(w, "machine: %d × %s, %s, load average at start %s\n", r.Machine.NProc, r.Machine.CPU, r.Machine.GoVersion, r.Machine.LoadAvg)
+	if len(r.WeftEnv) > 0 {
+		fmt.Fprintf(w, "weft environment: %s\n", strings.Join(r.WeftEnv, " "))
+	}
+	if r.Short {
+		fmt.Fprintln(w, "mode: --short (smoke counts; figures are not representative)")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	if len(r.Overhead) > 0 {
+		fmt.Fprintln(tw, "\n1. call overhead (echo)\ttransport\tconc\tcalls\tfailed d/w\tdirect p50 ms\tweft p50 ms\tdirect p99 ms\tweft p99 ms\tdirect calls/s\tweft calls/s\tweft ÷ direct\tadded p50 ms\t")
+		for _, o := range r.Overhead {
+			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\t%.2f×\t%.3f\t\n", o.Transport, o.Concurrency, o.Weft.Calls, o.Direct.Failed, o.Weft.Failed,
+				o.Direct.P50MS, o.Weft.P50MS, o.Direct.P99MS, o.Weft.P99MS, o.Direct.CallsPerSec, o.Weft.CallsPerSec, o.Ratio, o.AddedP50MS)
+		}
+	}
+	if len(r.Fanin) > 0 {
+		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\t")
+		for _, f := range r.Fanin {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.1f\t%.1f×\t%.1f\t%.1f\t%.1f\t%.1f\t\n", f.Label, f.Upstreams, f.ToolsListed,
+				f.ActiveMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS)
+		}
+	}
+	if len(r.Churn) > 0 {
+		fmt.Fprintln(tw, "\n3. churn (c=16, weft serve)\tcalls\tfailed\tp50 ms\tp99 ms\tp99 ÷ quiet\tconfig writes\tchurn servers seen active\t")
+		for _, c := range r.Churn {
+			ratio := "-"
+			if c.P99Ratio > 0 {
+				ratio = fmt.Sprintf("%.2f×", c.P99Ratio)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%s\t%d\t%d\t\n", c.Label, c.Calls.Calls, c.Calls.Failed, c.Calls.P50MS, c.Calls.P99MS, ratio, c.ConfigWrites, c.SeenActive)
+		}
+	}
+	if r.Plans != "" {
+		fmt.Fprintf(tw, "\n4. plans\t%s\t\n", r.Plans)
+	}
+	_ = tw.Flush()
+	printGoals(w, r)
+}
+
+func printGoals(w io.Writer, r *result) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\ngoal\ttarget\tmeasured\tmet")
+	for _, g := range r.Goals {
+		met := "yes"
+		if !g.Met {
+			met = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Name, g.Target, g.Measured, met)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "\nprocesses left behind and killed: %d\n", r.Orphans)
+	for _, o := range r.Overhead {
+		for _, e := range o.Errors {
+			fmt.Fprintf(w, "overhead error (%s c=%d): %s\n", o.Transport, o.Concurrency, e)
+		}
+	}
+	for _, c := range r.Churn {
+		for _, e := range c.Errors {
+			fmt.Fprintf(w, "churn error (%s): %s\n", c.Label, e)
+		}
+	}
+	if r.Error != "" {
+		fmt.Fprintln(w, "error: "+r.Error)
+	}
+}

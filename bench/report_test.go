@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
+	r := &result{
+		Overhead: []overheadRow{
+			{Transport: "stdio", Concurrency: 1, AddedP50MS: 0.2},
+			{Transport: "stdio", Concurrency: 64, Ratio: 0.5},
+		},
+		Fanin: []faninRow{
+			{Label: "stdio", ActiveRatio: 1.5, RSSMB: 200},
+			{Label: "http", RSSMB: 40, ToolsListed: 10002, ListP50MS: 60},
+		},
+		Churn: []churnRow{{Label: "quiet"}, {Label: "churn", Calls: stats{Failed: 1}}},
+	}
+	want := map[string]bool{
+		"stdio added p50 c=1":       true,
+		"stdio throughput c=64":     false,
+		"stdio start → all active":  true,
+		"stdio weft RSS":            false,
+		"http weft RSS":             true,
+		"tools/list of 10002 tools": false,
+		"churn failed calls":        false,
+	}
+	got := goals(r)
+	if len(got) != len(want) {
+		t.Fatalf("got %d goals, want %d: %+v", len(got), len(want), got)
+	}
+	for _, g := range got {
+		met, ok := want[g.Name]
+		if !ok {
+			t.Errorf("unexpected goal %q", g.Name)
+			continue
+		}
+		if g.Met != met {
+			t.Errorf("goal %q met = %v, want %v (measured %s)", g.Name, g.Met, met, g.Measured)
+		}
+	}
+}
+
+func TestReportPrintsEveryScenarioAndFailedGoals(t *testing.T) {
+	r := &result{
+		Overhead: []overheadRow{{Transport: "http", Concurrency: 64, Ratio: 0.5, Errors: []string{"weft: boom"}}},
+		Churn:    []churnRow{{Label: "quiet"}},
+		Plans:    "see docs/guides/plans.md",
+	}
+	r.Goals = goals(r)
+	var b bytes.Buffer
+	printReport(&b, r)
+	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "http throughput c=64", "NO", "overhead error (http c=64): weft: boom"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, b.String())
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/gateway"
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// startTimeout bounds how long weft or an upstream may take to come up.
+const startTimeout = 3 * time.Minute
+
+// entry is one upstream in a generated weft.toml.
+type entry struct {
+	name   string
+	target string
+	args   []string
+}
+
+// writeConfig writes a weft.toml for the given upstreams atomically, as an
+// editor would, so that a running weft reloads it once. max_tools is set so
+// high that every tool is listed (SPEC G4 caps at 50 by default).
+func writeConfig(path string, entries []entry) error {
+	var b strings.Builder
+	b.WriteString("[limits]\nmax_tools = 1000000\n")
+	for _, e := range entries {
+		fmt.Fprintf(&b, "\n[tools.mcp_servers.%s]\ntarget = %s\n", e.name, strconv.Quote(e.target))
+		if len(e.args) > 0 {
+			q := make([]string, len(e.args))
+			for i, a := range e.args {
+				q[i] = strconv.Quote(a)
+			}
+			fmt.Fprintf(&b, "args = [%s]\n", strings.Join(q, ", "))
+		}
+	}
+	return config.WriteFileAtomic(path, []byte(b.String()), 0o600)
+}
+
+// benchClient is the go-sdk client every measurement uses, direct or
+// through weft alike.
+func benchClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "weft-bench", Version: "1.0.0"}, nil)
+}
+
+// connectStdio launches bin as a stdio MCP server and connects to it; the
+// child's stderr goes to the workspace log called name.
+func (w *workspace) connectStdio(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, error) {
+	cmd := w.command(bin, args...)
+	logf, err := w.logFile(name)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = logf // the child holds its own copy once started
+	defer logf.Close()
+	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s over stdio: %w (see %s.log in the bench directory)", name, err, name)
+	}
+	return cs, nil
+}
+
+// httpTransport keeps enough idle connections for the highest concurrency,
+// so that neither side pays for reconnects.
+var httpTransport = &http.Transport{
+	DialContext:         (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+	MaxIdleConnsPerHost: 256,
+	IdleConnTimeout:     90 * time.Second,
+}
+
+// connectHTTP connects to a Streamable HTTP endpoint.
+func connectHTTP(ctx context.Context, url string) (*mcp.ClientSession, error) {
+	t := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: httpTransport}}
+	cs, err := benchClient().Connect(ctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", url, err)
+	}
+	return cs, nil
+}
+
+// startServe starts `weft serve` on a free loopback port and returns it
+// with its MCP endpoint once it listens (weft connects its upstreams first).
+func (w *workspace) startServe(ctx context.Context, name, cfg string) (*proc, string, error) {
+	p, err := w.start(name, w.weft, "--config", cfg, "--log-level", "warn", "serve", "--listen", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	url, err := p.waitURL(ctx, startTimeout)
+	if err != nil {
+		p.stop()
+		return nil, "", err
+	}
+	return p, url, nil
+}
+
+// adminBase turns weft's MCP endpoint URL into its admin base URL.
+func adminBase(mcpURL string) string { return strings.TrimSuffix(mcpURL, gateway.Endpoint) }
+
+// status reads weft's admin status endpoint.
+func status(ctx context.Context, base string) (gateway.Status, error) {
+	var st gateway.Status
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+gateway.StatusPath, nil)
+	if err != nil {
+		return st, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return st, fmt.Errorf("read weft's status: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return st, fmt.Errorf("read weft's status: %s", resp.Status)
+	}
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// active counts the servers in st that are active.
+func active(st gateway.Status) int {
+	n := 0
+	for _, s := range st.Servers {
+		if s.Status == hub.StatusActive {
+			n++
+		}
+	}
+	return n
+}
+
+// waitActive polls the admin status until want servers are active.
+func waitActive(ctx context.Context, base string, want int) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st, err := status(ctx, base)
+		if err == nil && active(st) >= want {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %d active servers (last: %d, err %v): %w", want, active(st), err, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// listTools lists every tool, following pagination, and says how many.
+func listTools(ctx context.Context, cs *mcp.ClientSession) (int, error) {
+	n := 0
+	for _, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return n, fmt.Errorf("tools/list: %w", err)
+		}
+		n++
+	}
+	return n, nil
+}

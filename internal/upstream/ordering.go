@@ -1,0 +1,186 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// settleMax bounds how long a finished call waits for the notifications read
+// before its result to be relayed.
+const settleMax = time.Second
+
+// noteOrder keeps an upstream's progress and log notifications ahead of the
+// result they precede. The SDK hands a result to its caller the moment it is
+// read, while the notifications read just before it still wait in the
+// session's handler queue: relayed after weft answered its client, the last
+// progress or log message of a call would reach the client too late (a
+// client stops listening for a request's progress once it has the result).
+// So the transport counts these notifications as they are read, a receiving
+// middleware counts them once relayed, and a finished call waits until the
+// second count has caught up with the first.
+//
+// Stdio connections are counted as the SDK reads them; HTTP and SSE ones as
+// their event streams are read (wrapping the SDK's HTTP connections would
+// hide the unexported hooks it relies on).
+type noteOrder struct {
+	mu       sync.Mutex
+	read     uint64
+	relayed  uint64
+	progress chan struct{} // closed and replaced whenever relayed advances
+}
+
+func newNoteOrder() *noteOrder { return &noteOrder{progress: make(chan struct{})} }
+
+// ordered reports whether method is a notification whose order matters.
+func ordered(method string) bool {
+	return method == "notifications/progress" || method == "notifications/message"
+}
+
+func (o *noteOrder) gotRead() {
+	o.mu.Lock()
+	o.read++
+	o.mu.Unlock()
+}
+
+func (o *noteOrder) gotRelayed() {
+	o.mu.Lock()
+	o.relayed++
+	close(o.progress)
+	o.progress = make(chan struct{})
+	o.mu.Unlock()
+}
+
+// settle waits until every counted notification read so far was relayed, at
+// most settleMax or until ctx ends. A notification the SDK dropped before the
+// middleware (malformed params) is never relayed: on timeout the counts are
+// brought level so that one such message costs one wait, not every one.
+func (o *noteOrder) settle(ctx context.Context) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	target := o.read
+	o.mu.Unlock()
+	timer := time.NewTimer(settleMax)
+	defer timer.Stop()
+	for {
+		o.mu.Lock()
+		if o.relayed >= target {
+			o.mu.Unlock()
+			return
+		}
+		ch := o.progress
+		o.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			o.mu.Lock()
+			o.relayed = max(o.relayed, target)
+			o.mu.Unlock()
+			return
+		}
+	}
+}
+
+// middleware counts each ordered notification once its handler (the relay)
+// has returned.
+func (o *noteOrder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if ordered(method) {
+			o.gotRelayed()
+		}
+		return res, err
+	}
+}
+
+// countingTransport counts the ordered notifications its connection reads.
+type countingTransport struct {
+	mcp.Transport
+	order *noteOrder
+}
+
+func (t countingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{Connection: conn, order: t.order}, nil
+}
+
+type countingConn struct {
+	mcp.Connection
+	order *noteOrder
+}
+
+func (c countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() && ordered(req.Method) {
+		c.order.gotRead()
+	}
+	return msg, err
+}
+
+// maxCountedLine bounds the part of an event-stream line kept to find its
+// method: progress and log notifications are small, and a longer line is
+// only ever a result or a large log message (which then costs one settle).
+const maxCountedLine = 1 << 20
+
+// sseCounter counts the ordered notifications in an HTTP event stream as
+// the SDK reads it, before the SDK can see a result that follows them.
+type sseCounter struct {
+	io.ReadCloser
+	order *noteOrder
+	line  []byte // the current line so far
+	long  bool   // the current line passed maxCountedLine
+}
+
+func (s *sseCounter) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	s.scan(p[:n])
+	return n, err
+}
+
+func (s *sseCounter) scan(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		if s.long = s.long || len(s.line)+len(chunk) > maxCountedLine; !s.long {
+			s.line = append(s.line, chunk...)
+		}
+		if i < 0 {
+			return
+		}
+		if !s.long {
+			s.count(s.line)
+		}
+		s.line, s.long, b = s.line[:0], false, b[i+1:]
+	}
+}
+
+// count counts one "data:" line holding an ordered notification.
+func (s *sseCounter) count(line []byte) {
+	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
+	if !ok || !bytes.Contains(data, []byte("notifications/")) {
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(data, &msg) == nil && msg.ID == nil && ordered(msg.Method) {
+		s.order.gotRead()
+	}
+}

@@ -1,0 +1,91 @@
+package upstream
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestSettleWaitsForNotificationsReadBeforeTheResult(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := newNoteOrder()
+		o.gotRead()
+		o.gotRead()
+		settled := make(chan time.Duration, 1)
+		start := time.Now()
+		go func() { o.settle(context.Background()); settled <- time.Since(start) }()
+		o.gotRelayed()
+		synctest.Wait()
+		select {
+		case <-settled:
+			t.Fatal("settle returned with one notification still to relay")
+		default:
+		}
+		o.gotRelayed()
+		if d := <-settled; d != 0 {
+			t.Fatalf("settle took %v after the last relay, want at once", d)
+		}
+	})
+}
+
+func TestSettleGivesUpAfterSettleMaxAndLevelsTheCounts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := newNoteOrder()
+		o.gotRead() // dropped by the SDK: never relayed
+		start := time.Now()
+		o.settle(context.Background())
+		if d := time.Since(start); d != settleMax {
+			t.Fatalf("settle waited %v, want %v", d, settleMax)
+		}
+		start = time.Now()
+		o.settle(context.Background())
+		if d := time.Since(start); d != 0 {
+			t.Fatalf("a second settle waited %v for the same lost notification", d)
+		}
+	})
+}
+
+func TestSettleOnUncountedConnectionReturnsAtOnce(t *testing.T) {
+	var o *noteOrder
+	o.settle(context.Background())
+}
+
+func TestSSECounterCountsProgressAndLogNotificationsOnly(t *testing.T) {
+	const (
+		progress = `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}` + "\n\n"
+		logMsg   = "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\r\n\r\n"
+		request  = `data: {"jsonrpc":"2.0","id":3,"method":"notifications/progress"}` + "\n\n"
+		changed  = `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n\n"
+		result   = `data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n\n"
+	)
+	for _, tc := range []struct {
+		name   string
+		stream string
+		chunk  int // bytes per Read; 0: all at once
+		want   uint64
+	}{
+		{"progress then result", progress + result, 0, 1},
+		{"split across reads", progress + logMsg + result, 7, 2},
+		{"CRLF lines", logMsg, 1, 1},
+		{"a request with an id is no notification", request, 0, 0},
+		{"other notifications do not count", changed + result, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newNoteOrder()
+			s := &sseCounter{order: o}
+			b := []byte(tc.stream)
+			for len(b) > 0 {
+				n := len(b)
+				if tc.chunk > 0 && tc.chunk < n {
+					n = tc.chunk
+				}
+				s.scan(b[:n])
+				b = b[n:]
+			}
+			if o.read != tc.want {
+				t.Errorf("counted %d, want %d", o.read, tc.want)
+			}
+		})
+	}
+}
