@@ -40,6 +40,9 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	}
 	hopts := hubOptions(cfg, a.logger)
 	hopts.ToolFilter = pins.Allow
+	if cfg.Security.BlockPrivateURLs {
+		hopts.Upstream.DialControl = policy.RefusePrivateDial
+	}
 	depth := delegationDepth(&hopts)
 	h := hub.New(hopts)
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version,

@@ -142,7 +142,7 @@ func getenv(env []string) func(string) string {
 func (c *Conn) httpClient(order *noteOrder) *http.Client {
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: c.opts.DialControl}).DialContext,
 		ResponseHeaderTimeout: c.cfg.Timeout(),
 		MaxIdleConnsPerHost:   64,
 		IdleConnTimeout:       90 * time.Second,
