@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -43,7 +44,11 @@ type Options struct {
 	Now func() time.Time
 	// Reserved names are weft's built-in tools: never shadowed by upstreams.
 	Reserved []string
-	Upstream upstream.Options
+	// ToolFilter, when set, decides whether an upstream tool (under its own
+	// name) is exposed, after the server's allow/deny lists; tool pinning
+	// (SPEC S5) plugs in here.
+	ToolFilter func(server string, t *mcp.Tool) bool
+	Upstream   upstream.Options
 }
 
 // Hub owns every upstream connection.
@@ -133,7 +138,7 @@ func (h *Hub) rebuild() {
 			cfg := s.config()
 			sources = append(sources, source{
 				name: s.name, namespace: cfg.Namespace(), allowed: cfg.AllowedTools,
-				denied: cfg.DeniedTools, inv: conn.Inventory(),
+				denied: cfg.DeniedTools, inv: filterTools(s.name, conn.Inventory(), h.opts.ToolFilter),
 			})
 		}
 	}
@@ -149,6 +154,10 @@ func (h *Hub) rebuild() {
 		f(cat)
 	}
 }
+
+// Refresh rebuilds the catalog, for when something the ToolFilter decides
+// on has changed (an approved tool pin).
+func (h *Hub) Refresh() { h.rebuild() }
 
 // visible lists the configured servers, plus removed ones still draining
 // under a name nobody took since, by name.
