@@ -38,6 +38,7 @@ type app struct {
 // Main runs weft with args and returns the process exit code. Errors are
 // printed as one line on stderr.
 func Main(args []string) int {
+	tuneGC()
 	a := &app{stdout: os.Stdout, stderr: os.Stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
