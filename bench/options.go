@@ -64,6 +64,9 @@ func (o options) faninHTTP() (int, int) { return pick(o, 2, 10), pick(o, 500, 10
 // listRepeats is how often the whole catalog is listed.
 func (o options) listRepeats() int { return pick(o, 3, 10) }
 
+// reloadRounds is how many servers scenario 5 adds, one config write each.
+func (o options) reloadRounds() int { return pick(o, 3, 10) }
+
 // churnDuration is how long each churn run (and the quiet run) lasts.
 func (o options) churnDuration() time.Duration { return pick(o, 3*time.Second, 30*time.Second) }
 

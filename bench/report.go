@@ -108,6 +108,10 @@ func printReport(w io.Writer, r *result) {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%s\t%d\t%d\t\n", c.Label, c.Calls.Calls, c.Calls.Failed, c.Calls.P50MS, c.Calls.P99MS, ratio, c.ConfigWrites, c.SeenActive)
 		}
 	}
+	if rl := r.Reload; rl != nil {
+		fmt.Fprintln(tw, "\n5. reload (weft serve)\trounds\treload p50 ms\treload max ms\tserver's own start p50 ms\tweft's share p50 ms\tof which debounce ms\t")
+		fmt.Fprintf(tw, "add one stdio server\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t\n", rl.Rounds, rl.ReloadP50MS, rl.ReloadMaxMS, rl.ConnectP50MS, rl.WeftP50MS, rl.DebounceMS)
+	}
 	if r.Plans != "" {
 		fmt.Fprintf(tw, "\n4. plans\t%s\t\n", r.Plans)
 	}

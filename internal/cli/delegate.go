@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -42,7 +43,7 @@ func (a *app) delegateTask(ctx context.Context, req delegate.Request, jsonOut bo
 	if err != nil {
 		return err
 	}
-	r, err := a.delegateRunner(cfg)
+	r, err := a.delegateRunner(cfg, gateway.ParseDepth(os.Getenv(gateway.DelegationEnv)))
 	if err != nil {
 		return err
 	}
@@ -57,13 +58,14 @@ func (a *app) delegateTask(ctx context.Context, req delegate.Request, jsonOut bo
 	return nil
 }
 
-// delegateRunner builds the delegation runner [delegation] describes, with
-// weft's own agent as the "agent" delegate.
-func (a *app) delegateRunner(cfg *config.Config) (*delegate.Runner, error) {
+// delegateRunner builds the delegation runner [delegation] describes, for a
+// weft at delegation depth depth, with weft's own agent as the "agent"
+// delegate.
+func (a *app) delegateRunner(cfg *config.Config, depth int) (*delegate.Runner, error) {
 	d := cfg.Delegation
 	return delegate.New(delegate.Config{
 		Command: d.ClaudeCommand, WeftConfig: cfg.Path, Chain: d.Fallback, AllowedTools: d.AllowedTools,
-		MaxTurns: d.MaxTurns, Timeout: d.Timeout.Std(), MaxParallel: d.MaxConcurrent, MaxDepth: d.MaxDelegationDepth,
+		MaxTurns: d.MaxTurns, Timeout: d.Timeout.Std(), MaxParallel: d.MaxConcurrent, Depth: depth, MaxDepth: cfg.Security.MaxDelegationDepth,
 		FailureThreshold: d.FailureThreshold, ResetTimeout: d.ResetTimeout.Std(), Agent: a.delegateAgent,
 	})
 }
@@ -96,8 +98,9 @@ func (a *app) delegateAgent(ctx context.Context, task string, emit func(delegate
 // gatewayDelegator serves weft__delegate over a lazily built runner, so a
 // face whose config cannot delegate still starts.
 type gatewayDelegator struct {
-	a   *app
-	cfg *config.Config
+	a     *app
+	cfg   *config.Config
+	depth int
 
 	once sync.Once // one runner, so its slots and breaker span every call
 	r    *delegate.Runner
@@ -105,13 +108,13 @@ type gatewayDelegator struct {
 }
 
 func (g *gatewayDelegator) runner() (*delegate.Runner, error) {
-	g.once.Do(func() { g.r, g.err = g.a.delegateRunner(g.cfg) })
+	g.once.Do(func() { g.r, g.err = g.a.delegateRunner(g.cfg, g.depth) })
 	return g.r, g.err
 }
 
-// delegator returns the face's Delegator for cfg.
-func (a *app) delegator(cfg *config.Config) gateway.Delegator {
-	return &gatewayDelegator{a: a, cfg: cfg}
+// delegator returns the face's Delegator for cfg, in a weft at depth.
+func (a *app) delegator(cfg *config.Config, depth int) gateway.Delegator {
+	return &gatewayDelegator{a: a, cfg: cfg, depth: depth}
 }
 
 // Delegate runs one delegation for the face.
@@ -120,7 +123,7 @@ func (g *gatewayDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs
 	if err != nil {
 		return "", nil, err
 	}
-	res, err := r.Run(ctx, delegate.Request{Task: in.Task, AllowedTools: in.AllowedTools, MaxTurns: in.MaxTurns},
+	res, err := r.Run(ctx, delegate.Request{Task: in.Task, AllowedTools: in.AllowedTools, MaxTurns: in.MaxTurns, Depth: in.Depth},
 		func(e delegate.Event) { progress(e.String()) })
 	if err != nil {
 		return "", nil, err

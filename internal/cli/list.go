@@ -14,12 +14,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/policy"
 )
 
 // listing is what `weft mcp list` prints, live or from a health check.
 type listing struct {
 	Source string `json:"source"` // "live" or "health-check"
 	gateway.Status
+	// Withheld are tools whose definition changed since first seen (SPEC S5).
+	Withheld []policy.Change `json:"withheld_tools,omitempty"`
 }
 
 func (a *app) mcpListCommand() *cobra.Command {
@@ -32,6 +35,7 @@ func (a *app) mcpListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			l.Withheld = a.withheld()
 			if a.jsonOut {
 				return writeJSON(a.stdout, l)
 			}
@@ -48,7 +52,7 @@ func (a *app) list(ctx context.Context) (listing, error) {
 	}
 	if addr, ok := readServeState(cfg.Path); ok {
 		var st gateway.Status
-		if err := getJSON(ctx, "http://"+addr+gateway.StatusPath, &st); err == nil {
+		if err := a.getJSON(ctx, "http://"+addr+gateway.StatusPath, &st); err == nil {
 			return listing{Source: "live weft at " + addr, Status: st}, nil
 		}
 	}
@@ -87,6 +91,9 @@ func (a *app) printListing(l listing) {
 	for _, c := range l.Clashes {
 		fmt.Fprintln(a.stdout, "clash: "+c)
 	}
+	for _, c := range l.Withheld {
+		fmt.Fprintf(a.stdout, "withheld: %s/%s changed its definition since first seen; review it, then `weft mcp approve %s`\n", c.Server, c.Tool, c.Server)
+	}
 }
 
 func (a *app) mcpGetCommand() *cobra.Command {
@@ -115,7 +122,7 @@ func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
 	}
 	if addr, ok := readServeState(cfg.Path); ok {
 		var d hub.ServerDetail
-		if err := getJSON(ctx, "http://"+addr+gateway.ServersPath+name, &d); err == nil {
+		if err := a.getJSON(ctx, "http://"+addr+gateway.ServersPath+name, &d); err == nil {
 			return d, nil
 		}
 	}
@@ -161,12 +168,15 @@ func printNames(w io.Writer, what string, names []string) {
 	}
 }
 
-func getJSON(ctx context.Context, url string, v any) error {
+func (a *app) getJSON(ctx context.Context, url string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
+	}
+	if a.adminToken != "" {
+		req.Header.Set("Authorization", "Bearer "+a.adminToken)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -130,16 +129,16 @@ func (a *app) planCreateCommand(f *planFlags) *cobra.Command {
 	var from string
 	var yes bool
 	cmd := &cobra.Command{
-		Use:   "create [DESCRIPTION] --from FILE",
-		Short: "Create a plan (from a file until the LLM planner lands), show it, and offer to run it",
+		Use:   "create DESCRIPTION | --from FILE",
+		Short: "Have the LLM write a plan for DESCRIPTION (or read it --from a file), show it, and offer to run it",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if from == "" {
-				return errors.New("writing a plan from a description needs the LLM planner, which this weft lacks; write the plan as JSON and pass --from FILE")
-			}
 			description := ""
 			if len(args) == 1 {
 				description = args[0]
+			}
+			if from == "" {
+				return a.createFromDescription(cmd, f, description, yes)
 			}
 			p, err := a.importPlan(cmd, f, from, description, false)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/weft-dev/weft/internal/policy"
 )
 
 // reloadDebounce turns a burst of file events into one reload.
@@ -42,7 +43,7 @@ func (a *app) watchConfig(ctx context.Context, rt *runtime) {
 		a.logger.Warn("config reload disabled: cannot watch the config directory", "dir", dir, "err", err)
 		return
 	}
-	watched := map[string]bool{filepath.Base(path): true, ".mcp.json": true}
+	watched := map[string]bool{filepath.Base(path): true, ".mcp.json": true, policy.PinsFileName: true}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -74,7 +75,11 @@ func (a *app) reload(ctx context.Context, rt *runtime) {
 		a.logger.Error("config not reloaded; the running servers are unchanged", "err", err)
 		return
 	}
+	if err := rt.pins.Reload(); err != nil {
+		a.logger.Warn("tool pins not reloaded", "err", err)
+	}
 	res := rt.hub.Apply(ctx, cfg.Servers)
+	rt.hub.Refresh()
 	a.logger.Info("config reloaded", "added", res.Added, "removed", res.Removed, "changed", res.Changed)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected after reload", "server", name, "err", err)

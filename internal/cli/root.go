@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/policy"
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
@@ -28,18 +29,23 @@ type app struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	logger     *slog.Logger
+	// secrets masks configured secret values in logs and errors (SPEC S7).
+	secrets policy.Secrets
+	// adminToken is the bearer token of the HTTP face, sent to a live weft.
+	adminToken string
 }
 
 // Main runs weft with args and returns the process exit code. Errors are
 // printed as one line on stderr.
 func Main(args []string) int {
+	tuneGC()
 	a := &app{stdout: os.Stdout, stderr: os.Stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(a.stderr, "weft: "+oneLine(err))
+		fmt.Fprintln(a.stderr, "weft: "+a.secrets.Redact(oneLine(err)))
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -89,7 +95,7 @@ func (a *app) setupLogging() error {
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
-	a.logger = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	a.logger = slog.New(a.secrets.Handler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})))
 	slog.SetDefault(a.logger)
 	upstream.Version = Version
 	return nil
@@ -97,5 +103,12 @@ func (a *app) setupLogging() error {
 
 // loadConfig reads the configuration the flags point to.
 func (a *app) loadConfig() (*config.Config, error) {
-	return config.Load(config.ResolvePath(a.configFlag))
+	cfg, err := config.Load(config.ResolvePath(a.configFlag))
+	if err == nil {
+		a.secrets.Set(policy.SecretValues(cfg, os.Getenv))
+		if cfg.Security.HTTPTokenEnv != "" {
+			a.adminToken = os.Getenv(cfg.Security.HTTPTokenEnv) // for a live weft's admin API
+		}
+	}
+	return cfg, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/policy"
 )
 
 // shutdownGrace bounds how long weft drains calls when asked to stop.
@@ -22,6 +23,8 @@ type runtime struct {
 	cfg *config.Config
 	hub *hub.Hub
 	gw  *gateway.Gateway
+	// pins withhold tools whose definition changed (SPEC S5).
+	pins *policy.Pins
 }
 
 // start loads the config, connects every enabled upstream in parallel and
@@ -31,13 +34,27 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := hub.New(hubOptions(cfg, a.logger))
-	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h), Delegate: a.delegator(cfg)})
+	pins, err := policy.OpenPins(policy.PinsPath(cfg.Path), cfg.Security.Pinning, a.logger)
+	if err != nil {
+		return nil, err
+	}
+	hopts := hubOptions(cfg, a.logger)
+	hopts.ToolFilter = pins.Allow
+	if cfg.Security.BlockPrivateURLs {
+		hopts.Upstream.DialControl = policy.RefusePrivateDial
+	}
+	depth := delegationDepth(&hopts)
+	h := hub.New(hopts)
+	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h),
+		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
+		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
+		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
+		Delegate:        a.delegator(cfg, depth)})
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
 	}
-	return &runtime{cfg: cfg, hub: h, gw: gw}, nil
+	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins}, nil
 }
 
 func (r *runtime) stop() {
@@ -69,12 +86,17 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	if listen == "" {
 		listen = rt.cfg.Gateway.Listen
 	}
+	hopts, err := httpOptions(rt.cfg, listen)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (choose another address with --listen)", listen, err)
 	}
-	srv := &http.Server{Handler: rt.gw.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	addr := ln.Addr().String()
+	hopts.Listen = addr
+	srv := &http.Server{Handler: rt.gw.HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
 	stateFile, err := writeServeState(rt.cfg.Path, addr)
 	if err != nil {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)

@@ -2,12 +2,11 @@ package config
 
 import "time"
 
-// Delegation defaults (SPEC D1, S9).
+// Delegation defaults (SPEC D1); the depth limit is security.max_delegation_depth (S9).
 const (
 	DefaultDelegationTimeout     = 10 * time.Minute
 	DefaultDelegationMaxTurns    = 10
 	DefaultDelegationParallel    = 2
-	DefaultMaxDelegationDepth    = 3
 	DefaultDelegationCommand     = "claude"
 	delegationMinTurns           = 3
 	delegateClaude, delegateAgnt = "claude", "agent"
@@ -28,8 +27,6 @@ type Delegation struct {
 	Timeout Duration `toml:"timeout"`
 	// MaxConcurrent bounds delegations running at once.
 	MaxConcurrent int `toml:"max_concurrent"`
-	// MaxDelegationDepth refuses delegations nested deeper (SPEC S9).
-	MaxDelegationDepth int `toml:"max_delegation_depth"`
 	// FailureThreshold and ResetTimeout configure the delegation breaker
 	// (default: [breaker]).
 	FailureThreshold int      `toml:"failure_threshold"`
@@ -37,22 +34,22 @@ type Delegation struct {
 }
 
 // delegationKeys lists [delegation]'s keys, for unknown-key messages.
-const delegationKeys = "claude_command, fallback, allowed_tools, max_turns, timeout, max_concurrent, max_delegation_depth, " +
-	"failure_threshold, reset_timeout"
+const delegationKeys = "claude_command, fallback, allowed_tools, max_turns, timeout, max_concurrent, failure_threshold, " +
+	"reset_timeout"
 
 // DefaultDelegation is [delegation] when the file is silent.
 func DefaultDelegation() Delegation {
 	return Delegation{ClaudeCommand: DefaultDelegationCommand, Fallback: []string{delegateClaude, delegateAgnt},
 		AllowedTools: []string{"mcp__weft__*"}, MaxTurns: DefaultDelegationMaxTurns, Timeout: Duration(DefaultDelegationTimeout),
-		MaxConcurrent: DefaultDelegationParallel, MaxDelegationDepth: DefaultMaxDelegationDepth,
+		MaxConcurrent:    DefaultDelegationParallel,
 		FailureThreshold: DefaultFailureThreshold, ResetTimeout: Duration(DefaultResetTimeout)}
 }
 
 // applyDelegation copies the [delegation] keys of a decoded file onto cfg,
 // keeping defaults for what the file leaves out.
 func applyDelegation(cfg *Config, d Delegation, path string) error {
-	if d.MaxTurns < 0 || d.MaxConcurrent < 0 || d.MaxDelegationDepth < 0 || d.FailureThreshold < 0 {
-		return invalidf("%s: delegation.max_turns, max_concurrent, max_delegation_depth and failure_threshold must be positive (0 means the default)", path)
+	if d.MaxTurns < 0 || d.MaxConcurrent < 0 || d.FailureThreshold < 0 {
+		return invalidf("%s: delegation.max_turns, max_concurrent and failure_threshold must be positive (0 means the default)", path)
 	}
 	if d.MaxTurns > 0 && d.MaxTurns < delegationMinTurns {
 		return invalidf("%s: delegation.max_turns is %d; Claude Code needs at least %d", path, d.MaxTurns, delegationMinTurns)
@@ -75,7 +72,6 @@ func applyDelegation(cfg *Config, d Delegation, path string) error {
 	setIf(&out.MaxTurns, d.MaxTurns, d.MaxTurns > 0)
 	setIf(&out.Timeout, d.Timeout, d.Timeout > 0)
 	setIf(&out.MaxConcurrent, d.MaxConcurrent, d.MaxConcurrent > 0)
-	setIf(&out.MaxDelegationDepth, d.MaxDelegationDepth, d.MaxDelegationDepth > 0)
 	setIf(&out.FailureThreshold, d.FailureThreshold, d.FailureThreshold > 0)
 	setIf(&out.ResetTimeout, d.ResetTimeout, d.ResetTimeout > 0)
 	return nil

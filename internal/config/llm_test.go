@@ -1,7 +1,6 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,16 +90,7 @@ func TestAgentConfigErrors(t *testing.T) {
 // The example of docs/guides/configuration.md's agent section loads and
 // means what the guide says.
 func TestConfigurationGuideAgentExample(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "configuration.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "## The agent:")
-	_, block, ok2 := strings.Cut(section, "```toml\n")
-	block, _, ok3 := strings.Cut(block, "```")
-	if !ok || !ok2 || !ok3 {
-		t.Fatal("configuration.md has no toml example in its agent section")
-	}
+	block := guideExample(t, "## The agent:")
 	dir := isolate(t)
 	cfg, err := Load(writeFile(t, filepath.Join(dir, "weft.toml"), block))
 	if err != nil {

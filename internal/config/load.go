@@ -39,7 +39,7 @@ var knownKeys = map[string]string{
 	"breaker":  "failure_threshold, reset_timeout",
 	"gateway":  "listen, separator",
 	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
-	"security": "block_private_urls, autonomy, pinning, http_token_env",
+	"security": "block_private_urls, autonomy, pinning, http_token_env, max_delegation_depth",
 	"tools":    "mcp_servers",
 	"llm":      "provider, model, base_url, api_key_env, max_tokens, max_retries",
 	"router":   "planning",
@@ -83,7 +83,7 @@ func Default() *Config {
 			MaxConcurrentCalls: DefaultMaxConcurrentCalls, DrainTimeout: Duration(DefaultDrainTimeout),
 			PingInterval: Duration(DefaultPingInterval)},
 		Breaker:  Breaker{FailureThreshold: DefaultFailureThreshold, ResetTimeout: Duration(DefaultResetTimeout)},
-		Security: Security{Autonomy: DefaultAutonomy, Pinning: PinningStrict},
+		Security: Security{Autonomy: DefaultAutonomy, Pinning: PinningStrict, MaxDelegationDepth: DefaultMaxDelegationDepth},
 		Servers:  map[string]*Server{},
 		Agent:    DefaultAgent(),
 
@@ -173,6 +173,9 @@ func parse(data []byte, path string) (*Config, error) {
 	}
 	cfg.Security.BlockPrivateURLs = sec.BlockPrivateURLs
 	cfg.Security.HTTPTokenEnv = sec.HTTPTokenEnv
+	if err := applySecurityLimits(cfg, sec, path); err != nil {
+		return nil, err
+	}
 	switch sec.Autonomy {
 	case "":
 	case AutonomyReadOnly, AutonomySupervised, AutonomyFull:

@@ -83,7 +83,7 @@ func TestLoadFullExample(t *testing.T) {
 	if cfg.Limits.MaxTools != 10 || cfg.Limits.MaxMessageBytes != 1024 {
 		t.Errorf("limits = %+v", cfg.Limits)
 	}
-	if cfg.Security != (Security{Autonomy: AutonomyFull, Pinning: PinningWarn, HTTPTokenEnv: "WEFT_TOKEN"}) {
+	if cfg.Security != (Security{Autonomy: AutonomyFull, Pinning: PinningWarn, HTTPTokenEnv: "WEFT_TOKEN", MaxDelegationDepth: DefaultMaxDelegationDepth}) {
 		t.Errorf("security = %+v", cfg.Security)
 	}
 	if len(cfg.Servers) != 3 {
@@ -320,6 +320,28 @@ func TestMCPJSONPaths(t *testing.T) {
 	for _, tt := range tests {
 		if got := MCPJSONPaths(tt.path); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("MCPJSONPaths(%s) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestLoadMaxDelegationDepth covers SPEC S9's setting: default 3, a set
+// value kept, a negative one refused.
+func TestLoadMaxDelegationDepth(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]int{"": 3, "[security]\nmax_delegation_depth = 5\n": 5, "[security]\nmax_delegation_depth = -1\n": -1} {
+		path := filepath.Join(dir, "weft.toml")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(path)
+		if want < 0 {
+			if err == nil || !strings.Contains(err.Error(), "max_delegation_depth") {
+				t.Errorf("%q: err = %v, want a max_delegation_depth error", body, err)
+			}
+			continue
+		}
+		if err != nil || cfg.Security.MaxDelegationDepth != want {
+			t.Errorf("%q: depth %v, err %v; want %d", body, cfg, err, want)
 		}
 	}
 }

@@ -85,6 +85,9 @@ type Security struct {
 	// HTTPTokenEnv names the environment variable holding the bearer token
 	// required when the HTTP face binds a non-loopback address (SPEC S6).
 	HTTPTokenEnv string `toml:"http_token_env"`
+	// MaxDelegationDepth refuses a call that has already passed through this
+	// many wefts (SPEC S9; default 3).
+	MaxDelegationDepth int `toml:"max_delegation_depth"`
 }
 
 // Server is one upstream MCP server ([tools.mcp_servers.NAME]).

@@ -36,7 +36,8 @@ type Config struct {
 	MaxTurns     int           // --max-turns when a request names none (at least MinTurns)
 	Timeout      time.Duration // per attempt; 0: none
 	MaxParallel  int           // delegations at once; 0: 1
-	MaxDepth     int           // max_delegation_depth; 0: DefaultMaxDepth
+	Depth        int           // this weft's delegation depth, read at start-up (S9)
+	MaxDepth     int           // security.max_delegation_depth; 0: DefaultMaxDepth
 	// FailureThreshold consecutive failed delegations open the breaker for
 	// ResetTimeout; 0 disables it.
 	FailureThreshold int
@@ -56,6 +57,8 @@ type Request struct {
 	Task         string
 	AllowedTools []string // Claude Code tool patterns, e.g. mcp__weft__*
 	MaxTurns     int
+	// Depth is the caller's in-band delegation depth (S9), when it has one.
+	Depth int
 }
 
 // Result is a delegation's answer and which delegate gave it.
@@ -105,7 +108,7 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		emit = func(Event) {}
 	}
 	emit = onceLocked(emit)
-	depth, err := nextDepth(r.cfg.MaxDepth)
+	depth, err := nextDepth(max(r.cfg.Depth, req.Depth), r.cfg.MaxDepth)
 	if err != nil {
 		return nil, err
 	}

@@ -204,21 +204,22 @@ func TestBreakerHalfOpenTrial(t *testing.T) {
 
 func TestDepthLimit(t *testing.T) {
 	tests := []struct {
-		env       string
-		max, want int
-		refused   bool
-	}{{"", 0, 1, false}, {"2", 3, 3, false}, {"3", 3, 0, true}, {"1", 1, 0, true}}
+		depth, max, want int
+		refused          bool
+	}{{0, 0, 1, false}, {2, 3, 3, false}, {3, 3, 0, true}, {1, 1, 0, true}, {5, 0, 0, true}}
 	for _, tt := range tests {
-		t.Setenv(DepthEnv, tt.env)
-		got, err := nextDepth(tt.max)
+		got, err := nextDepth(tt.depth, tt.max)
 		var de *DepthError
 		if tt.refused != errors.As(err, &de) || got != tt.want {
-			t.Errorf("depth %q max %d: got %d, %v", tt.env, tt.max, got, err)
+			t.Errorf("depth %d max %d: got %d, %v", tt.depth, tt.max, got, err)
 		}
 	}
-	t.Setenv(DepthEnv, "3")
-	r, _ := New(Config{Command: "/nonexistent", WeftBinary: "w", MaxDepth: 3})
-	if _, err := r.Run(context.Background(), Request{Task: "t"}, nil); err == nil || !strings.Contains(err.Error(), "max_delegation_depth = 3") {
-		t.Fatalf("err = %v, want a refusal naming the limit", err)
+	// The deeper of this weft's depth and the caller's in-band one counts.
+	for _, c := range []struct{ own, inBand int }{{3, 0}, {0, 3}} {
+		r, _ := New(Config{Command: "/nonexistent", WeftBinary: "w", Depth: c.own, MaxDepth: 3})
+		if _, err := r.Run(context.Background(), Request{Task: "t", Depth: c.inBand}, nil); err == nil ||
+			!strings.Contains(err.Error(), "depth 3 reached the limit security.max_delegation_depth = 3") {
+			t.Fatalf("own %d, in-band %d: err = %v, want a refusal naming the limit", c.own, c.inBand, err)
+		}
 	}
 }

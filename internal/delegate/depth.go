@@ -1,35 +1,31 @@
 package delegate
 
-import (
-	"fmt"
-	"os"
-	"strconv"
-)
+import "fmt"
 
-// DepthEnv carries the delegation depth to every child weft starts (SPEC S9).
+// DepthEnv carries the delegation depth to every child weft starts (SPEC S9);
+// it is the same variable the face reads at start-up.
 const DepthEnv = "WEFT_DELEGATION_DEPTH"
 
-// DefaultMaxDepth is max_delegation_depth when the config is silent (S9).
+// DefaultMaxDepth is security.max_delegation_depth when the config is silent.
 const DefaultMaxDepth = 3
 
-// nextDepth reads this process's delegation depth from DepthEnv (0 when
-// unset) and returns the depth a child gets, refusing when that passes max.
-// It is the one place the depth rule lives, so it can be shared with the
-// in-band check of S9.
-func nextDepth(max int) (int, error) {
+// nextDepth returns the depth a delegate started at depth gets, refusing
+// when depth has reached max, the rule S9 applies to forwarded calls too.
+func nextDepth(depth, max int) (int, error) {
 	if max <= 0 {
 		max = DefaultMaxDepth
 	}
-	depth := 0
-	if v := os.Getenv(DepthEnv); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("%s=%q is not a depth; unset it or give a whole number", DepthEnv, v)
-		}
-		depth = n
-	}
-	if depth+1 > max {
+	if depth >= max {
 		return 0, &DepthError{Depth: depth, Max: max}
 	}
 	return depth + 1, nil
+}
+
+// DepthError refuses a delegation that would go past the depth limit.
+type DepthError struct {
+	Depth, Max int
+}
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("delegation refused: depth %d reached the limit security.max_delegation_depth = %d (weft → Claude Code → weft loop?); raise it if the nesting is intended", e.Depth, e.Max)
 }

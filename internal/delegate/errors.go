@@ -93,15 +93,6 @@ func (e *FallbackExhaustedError) Unwrap() []error {
 	return out
 }
 
-// DepthError refuses a delegation that would go past the depth limit.
-type DepthError struct {
-	Depth, Max int
-}
-
-func (e *DepthError) Error() string {
-	return fmt.Sprintf("delegation refused: depth %d reached the limit max_delegation_depth = %d (weft → Claude Code → weft loop?); raise it in [delegation] if the nesting is intended", e.Depth, e.Max)
-}
-
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // tail keeps the last n bytes written to it.

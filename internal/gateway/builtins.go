@@ -50,6 +50,7 @@ func (g *Gateway) addBuiltins() {
 			},
 		},
 	}, g.callTool)
+	g.addManageTool()
 }
 
 func (g *Gateway) searchTools(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -81,10 +82,14 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return errorResult(err), nil
 	}
-	if in.Name == searchToolName || in.Name == callToolName {
+	if in.Name == searchToolName || in.Name == callToolName || in.Name == ManageToolName {
 		return errorResult(fmt.Errorf("%s cannot call weft's own meta tools", callToolName)), nil
 	}
-	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, in.Name, in.Arguments, req.Params.Meta)
+	meta, err := g.delegate(req.Params.Meta)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, in.Name, in.Arguments, meta)
 	if err != nil {
 		return errorResult(err), nil
 	}

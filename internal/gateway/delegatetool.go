@@ -24,6 +24,8 @@ type DelegateArgs struct {
 	Task         string   `json:"task"`
 	AllowedTools []string `json:"allowed_tools,omitempty"`
 	MaxTurns     int      `json:"max_turns,omitempty"`
+	// Depth is the caller's in-band delegation depth (_meta, SPEC S9).
+	Depth int `json:"-"`
 }
 
 // addDelegateTool registers weft__delegate; without a Delegator it says
@@ -41,6 +43,7 @@ func (g *Gateway) addDelegateTool(d Delegator) {
 			if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 				return errorResult(err), nil
 			}
+			in.Depth = metaDepth(req.Params.Meta)
 			if d == nil {
 				return errorResult(errors.New("delegation is not available in this weft")), nil
 			}

@@ -25,14 +25,26 @@ var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11
 type Options struct {
 	Logger  *slog.Logger
 	Version string
-	Plans   Plans // backs the weft__plan_* tools (plantools.go); nil: they say plans are unavailable
-
-	Delegate Delegator // backs weft__delegate (delegatetool.go); nil: it says delegation is unavailable
+	// Plans backs the weft__plan_* tools (plantools.go); nil: they say plans
+	// are unavailable.
+	Plans Plans
+	// HTTP hardens the Streamable HTTP face (Host, Origin, token, body).
+	HTTP HTTPOptions
+	// Manage configures the mcp_manage built-in (SPEC S3).
+	Manage ManageOptions
+	// MaxMessageBytes bounds one message from a stdio client (SPEC S10).
+	MaxMessageBytes int
+	// Delegation bounds weft → … → weft chains (SPEC S9).
+	Delegation DelegationOptions
+	// Delegate backs weft__delegate (delegatetool.go); nil: it says
+	// delegation is unavailable.
+	Delegate Delegator
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
 type Gateway struct {
 	hub    *hub.Hub
+	opts   Options
 	logger *slog.Logger
 	server *mcp.Server
 
@@ -48,7 +60,7 @@ type Gateway struct {
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
-var BuiltinNames = []string{searchToolName, callToolName, planListName, planShowName, planDryName, planRunName, delegateToolName}
+var BuiltinNames = []string{searchToolName, callToolName, ManageToolName, planListName, planShowName, planDryName, planRunName, delegateToolName}
 
 // New creates the face and subscribes it to catalog changes.
 func New(h *hub.Hub, opts Options) *Gateway {
@@ -56,7 +68,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		hub: h, logger: opts.Logger,
+		hub: h, opts: opts, logger: opts.Logger,
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
@@ -77,6 +89,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		SubscribeHandler:          g.subscribe,
 		UnsubscribeHandler:        g.unsubscribe,
 	})
+	g.server.AddReceivingMiddleware(g.explainMissingTools)
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	g.addDelegateTool(opts.Delegate)
@@ -170,7 +183,11 @@ func (g *Gateway) safely(what string, add func()) {
 }
 
 func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+	meta, err := g.delegate(req.Params.Meta)
+	if err != nil {
+		return toolResult(nil, err)
+	}
+	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
 	return toolResult(res, err)
 }
 

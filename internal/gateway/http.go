@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
 )
 
@@ -22,19 +24,24 @@ const ServersPath = "/admin/servers/"
 // maxBody bounds a request body on the HTTP face.
 const maxBody = 4 << 20
 
-// Handler serves the MCP endpoint and the admin status endpoint.
-func (g *Gateway) Handler() http.Handler {
+// Handler serves the MCP endpoint and the admin status endpoint, guarded by
+// the options the gateway was created with.
+func (g *Gateway) Handler() http.Handler { return g.HandlerWith(g.opts.HTTP) }
+
+// HandlerWith is Handler with the HTTP face's guard options given by the
+// caller, who knows the address actually bound.
+func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux := http.NewServeMux()
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
 		Logger:                g.logger,
 		SessionTimeout:        30 * time.Minute,
 		CrossOriginProtection: http.NewCrossOriginProtection(),
-		MaxRequestBodyBytes:   maxBody,
+		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
 	})
 	mux.Handle(Endpoint, mcpHandler)
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
-	return mux
+	return guard(mux, o)
 }
 
 // Status is the admin endpoint's answer.
@@ -72,5 +79,13 @@ func (g *Gateway) serveDetail(w http.ResponseWriter, r *http.Request) {
 // ServeStdio serves one client over stdin/stdout until it disconnects or ctx
 // ends.
 func (g *Gateway) ServeStdio(ctx context.Context) error {
-	return g.server.Run(ctx, &mcp.StdioTransport{})
+	limit := g.opts.MaxMessageBytes
+	if limit <= 0 {
+		limit = config.DefaultMaxMessageBytes
+	}
+	return g.server.Run(ctx, &mcp.IOTransport{
+		Reader:        stdinGuard(os.Stdin, limit, g.logger),
+		Writer:        os.Stdout,
+		MaxLineLength: limit,
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -43,7 +44,11 @@ type Options struct {
 	Now func() time.Time
 	// Reserved names are weft's built-in tools: never shadowed by upstreams.
 	Reserved []string
-	Upstream upstream.Options
+	// ToolFilter, when set, decides whether an upstream tool (under its own
+	// name) is exposed, after the server's allow/deny lists; tool pinning
+	// (SPEC S5) plugs in here.
+	ToolFilter func(server string, t *mcp.Tool) bool
+	Upstream   upstream.Options
 }
 
 // Hub owns every upstream connection.
@@ -66,6 +71,12 @@ type Hub struct {
 	listeners []func(*Catalog)
 	updated   []func(uri string) // see OnResourceUpdated
 	rebuildMu sync.Mutex
+	// rebuildWant counts rebuild requests; rebuiltUpTo (under rebuildMu) is
+	// the last request a finished rebuild covered. Requests queued behind a
+	// rebuild that started after them are already served, so 100 servers
+	// coming up together cost a few rebuilds, not 100.
+	rebuildWant atomic.Uint64
+	rebuiltUpTo uint64
 }
 
 // New returns an empty hub.
@@ -114,15 +125,20 @@ func (h *Hub) OnChange(f func(*Catalog)) {
 
 // rebuild recomputes the catalog from the active servers and tells listeners.
 func (h *Hub) rebuild() {
+	want := h.rebuildWant.Add(1)
 	h.rebuildMu.Lock()
 	defer h.rebuildMu.Unlock()
+	if h.rebuiltUpTo >= want {
+		return // a rebuild that began after this request has finished
+	}
+	h.rebuiltUpTo = h.rebuildWant.Load() // before reading any state
 	var sources []source
 	for _, s := range h.visible() {
 		if conn, st := s.snapshot(); conn != nil && (st == StatusActive || st == StatusDraining) {
 			cfg := s.config()
 			sources = append(sources, source{
 				name: s.name, namespace: cfg.Namespace(), allowed: cfg.AllowedTools,
-				denied: cfg.DeniedTools, inv: conn.Inventory(),
+				denied: cfg.DeniedTools, inv: filterTools(s.name, conn.Inventory(), h.opts.ToolFilter),
 			})
 		}
 	}
@@ -138,6 +154,10 @@ func (h *Hub) rebuild() {
 		f(cat)
 	}
 }
+
+// Refresh rebuilds the catalog, for when something the ToolFilter decides
+// on has changed (an approved tool pin).
+func (h *Hub) Refresh() { h.rebuild() }
 
 // visible lists the configured servers, plus removed ones still draining
 // under a name nobody took since, by name.

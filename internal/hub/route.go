@@ -15,7 +15,7 @@ import (
 func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
 	t, ok := h.Catalog().Tool(name)
 	if !ok {
-		if err := h.unavailableFor(name); err != nil {
+		if err := h.Unavailable(name); err != nil {
 			return nil, fmt.Errorf("%w %q: %w", ErrUnknownTool, name, err)
 		}
 		return nil, fmt.Errorf("%w %q: not in the catalog (list tools or use weft__search_tools)", ErrUnknownTool, name)
@@ -106,11 +106,11 @@ func (c *Catalog) templateServer(uri string) (string, bool) {
 	return c.ResourceServer(uri)
 }
 
-// unavailableFor explains a name missing from the catalog when it lies in
-// the namespace of a server that is configured but not active (SPEC G5:
-// disconnected, connecting): the caller learns which server and why, not
-// just that the tool is unknown.
-func (h *Hub) unavailableFor(name string) error {
+// Unavailable explains a name missing from the catalog when it lies in the
+// namespace of a server that is configured but not active (SPEC G5:
+// disconnected, connecting, draining): the caller learns which server and
+// why, not just that the tool is unknown. It returns nil otherwise.
+func (h *Hub) Unavailable(name string) error {
 	for _, s := range h.visible() {
 		ns := s.config().Namespace()
 		if ns == "" || !strings.HasPrefix(name, ns+h.opts.Separator) {

@@ -31,7 +31,7 @@ func (s *server) status() ServerStatus {
 	st := ServerStatus{
 		Name:        s.name,
 		Transport:   s.cfg.Type,
-		Target:      s.cfg.Target,
+		Target:      s.cfg.Redacted().Target, // a URL password is masked (SPEC S7)
 		Status:      s.state,
 		InFlight:    inflight,
 		Breaker:     br,

@@ -101,6 +101,9 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 		environ = environ0
 	}
 	declared := c.cfg.ExpandedEnv(getenv(environ()))
+	if declared == nil {
+		declared = map[string]string{} // an entry without env still gets ExtraEnv
+	}
 	for k, v := range c.opts.ExtraEnv {
 		declared[k] = v
 	}
@@ -139,7 +142,7 @@ func getenv(env []string) func(string) string {
 func (c *Conn) httpClient(order *noteOrder) *http.Client {
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: c.opts.DialControl}).DialContext,
 		ResponseHeaderTimeout: c.cfg.Timeout(),
 		MaxIdleConnsPerHost:   64,
 		IdleConnTimeout:       90 * time.Second,

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +43,9 @@ type Options struct {
 	// OnClosed is called once, with the connection, if the session ends
 	// without Close (crash, drop, failed keepalive pings).
 	OnClosed func(c *Conn, err error)
+	// DialControl, when set, vets every address an HTTP upstream connection
+	// dials (security.block_private_urls re-checks it there, SPEC S2).
+	DialControl func(network, address string, c syscall.RawConn) error
 	// KeepAlive is the interval of pings that detect a hung upstream; two
 	// missed pings end the session (0: no pings).
 	KeepAlive time.Duration

@@ -13,54 +13,70 @@ import (
 // (SPEC S10). It fails the connection that sent it, never weft.
 var ErrMessageTooLarge = errors.New("message too large")
 
-// lineFilter passes through only lines that can be JSON-RPC messages. A child
-// that prints a banner or other noise on stdout would otherwise break its
-// session; such lines are logged and dropped. Lines longer than max fail the
-// connection with ErrMessageTooLarge.
-type lineFilter struct {
+// LineReader hands a newline-delimited JSON-RPC connection one whole,
+// size-bounded, checked line at a time. check returns the bytes to pass on
+// (nil drops the line) or an error that ends the connection.
+type LineReader struct {
 	r       *bufio.Reader
 	closer  io.Closer
 	max     int
+	check   func(line []byte) ([]byte, error)
 	pending []byte
-	logger  *slog.Logger
-	dropped int
 }
 
-func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger) *lineFilter {
-	return &lineFilter{r: bufio.NewReaderSize(rc, 64<<10), closer: rc, max: max, logger: logger}
+// NewLineReader reads rc line by line; a line over max bytes fails with
+// ErrMessageTooLarge.
+func NewLineReader(rc io.ReadCloser, max int, check func(line []byte) ([]byte, error)) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(rc, 64<<10), closer: rc, max: max, check: check}
 }
 
-func (f *lineFilter) Read(p []byte) (int, error) {
-	for len(f.pending) == 0 {
-		line, err := f.readLine()
+func (l *LineReader) Read(p []byte) (int, error) {
+	for len(l.pending) == 0 {
+		line, err := readLine(l.r, l.max)
 		if err != nil {
 			return 0, err
 		}
-		trimmed := bytes.TrimSpace(line)
-		if len(trimmed) == 0 {
-			continue
+		if l.pending, err = l.check(line); err != nil {
+			return 0, err
 		}
-		if trimmed[0] != '{' {
-			f.dropped++
-			if f.dropped <= 20 {
-				f.logger.Warn("dropped non-JSON line on stdout", "line", truncate(string(trimmed), 200))
-			}
-			continue
-		}
-		f.pending = append(trimmed, '\n')
 	}
-	n := copy(p, f.pending)
-	f.pending = f.pending[n:]
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
 	return n, nil
 }
 
-// readLine reads one whole line, refusing to buffer more than max bytes.
-func (f *lineFilter) readLine() ([]byte, error) {
+// Close closes the underlying reader.
+func (l *LineReader) Close() error { return l.closer.Close() }
+
+// newLineFilter passes through only lines that can be JSON-RPC messages. A
+// child that prints a banner or other noise on stdout would otherwise break
+// its session; such lines are logged and dropped.
+func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger) *LineReader {
+	dropped := 0
+	return NewLineReader(rc, max, func(line []byte) ([]byte, error) {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			return nil, nil
+		}
+		if trimmed[0] != '{' {
+			dropped++
+			if dropped <= 20 {
+				logger.Warn("dropped non-JSON line on stdout", "line", truncate(string(trimmed), 200))
+			}
+			return nil, nil
+		}
+		return append(trimmed, '\n'), nil
+	})
+}
+
+// readLine reads one whole newline-terminated line (or the last,
+// unterminated one), failing rather than buffering more than max bytes.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
 	for {
-		chunk, err := f.r.ReadSlice('\n')
-		if len(line)+len(chunk) > f.max {
-			return nil, fmt.Errorf("%w: a line on stdout exceeds %d bytes", ErrMessageTooLarge, f.max)
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, fmt.Errorf("%w: a line exceeds %d bytes", ErrMessageTooLarge, max)
 		}
 		line = append(line, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -75,8 +91,6 @@ func (f *lineFilter) readLine() ([]byte, error) {
 		return line, nil
 	}
 }
-
-func (f *lineFilter) Close() error { return f.closer.Close() }
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -82,9 +82,9 @@ func TestDelegateFallsBackToAgent(t *testing.T) {
 // S9: at the depth limit a delegation is refused before anything runs.
 func TestDelegateDepthLimit(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: "should not be asked"})
-	e := claudeDelegateEnv(t, srv, "max_delegation_depth = 2")
+	e := claudeDelegateEnv(t, srv, "[security]\nmax_delegation_depth = 2")
 	t.Setenv("WEFT_DELEGATION_DEPTH", "2")
-	delegateFails(t, e, "depth 2 reached the limit max_delegation_depth = 2", "nest again")
+	delegateFails(t, e, "depth 2 reached the limit security.max_delegation_depth = 2", "nest again")
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("the model was asked %d times, want 0", n)
 	}
@@ -154,5 +154,24 @@ func TestDelegateToolOpenBreakerFailsFast(t *testing.T) {
 	t.Logf("first call: %s\nsecond call: %s", first, second)
 	if !strings.Contains(first, "cannot start it") || !strings.Contains(second, "delegation breaker is open") {
 		t.Fatalf("first %q, second %q: want a start failure, then the open breaker", first, second)
+	}
+}
+
+// S9 in-band: weft__delegate called with _meta["weft/delegation-depth"] at
+// the limit is refused even though this weft itself is at depth 0.
+func TestDelegateToolInBandDepthRefused(t *testing.T) {
+	t.Setenv("WEFT_DELEGATION_DEPTH", "")
+	e := newEnv(t)
+	e.writeConfig(t, fmt.Sprintf("[delegation]\nclaude_command = %q\nfallback = [\"claude\"]\n", testutil.FakeClaudeBinary(t)))
+	cs, ctx := delegateSession(t, e, func(string) {})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weft__delegate", Arguments: map[string]any{"task": "t"},
+		Meta: mcp.Meta{"weft/delegation-depth": 3}})
+	if err != nil || !res.IsError {
+		t.Fatalf("weft__delegate at in-band depth 3: %v %+v, want a tool error", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	t.Logf("refusal: %s", text)
+	if !strings.Contains(text, "depth 3 reached the limit security.max_delegation_depth = 3") {
+		t.Fatalf("refusal %q does not name the depth and the limit", text)
 	}
 }

@@ -34,7 +34,7 @@ func TestDelegateLoopRefusedThroughClaude(t *testing.T) {
 		llmtest.Reply{Calls: []llmtest.Call{{Name: "mcp__weft__weft__delegate", Args: `{"task":"delegate again"}`}}},
 		llmtest.Reply{Text: "weft refused to nest."},
 	)
-	e := claudeDelegateEnv(t, srv, "max_delegation_depth = 1")
+	e := claudeDelegateEnv(t, srv, "[security]\nmax_delegation_depth = 1")
 	out, errOut, code := e.run("delegate", "delegate to yourself", "--allowed-tools", "mcp__weft__weft__delegate")
 	if code != 0 || strings.TrimSpace(out) != "weft refused to nest." {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -42,7 +42,7 @@ func TestDelegateLoopRefusedThroughClaude(t *testing.T) {
 	reqs := srv.Requests()
 	got := reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1]
 	t.Logf("the nested weft__delegate returned: %s", got.Text)
-	if got.Role != "tool" || !strings.Contains(got.Text, "depth 1 reached the limit max_delegation_depth = 1") {
+	if got.Role != "tool" || !strings.Contains(got.Text, "depth 1 reached the limit security.max_delegation_depth = 1") {
 		t.Errorf("the nested delegation was not refused at depth 1; Claude Code's last message: %+v", got)
 	}
 }

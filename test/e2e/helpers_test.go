@@ -49,6 +49,7 @@ type env struct {
 	t      *testing.T
 	home   string
 	config string
+	listen string // address for serve (default 127.0.0.1:0)
 }
 
 func newEnv(t *testing.T) *env {
@@ -108,7 +109,18 @@ var listenRe = regexp.MustCompile(`listening on (http://\S+/mcp)`)
 // serve starts `weft serve` on a free port and waits until it listens.
 func (e *env) serve() *served {
 	e.t.Helper()
-	cmd := exec.Command(weftBinary(e.t), "--config", e.config, "serve", "--listen", "127.0.0.1:0")
+	return e.serveArgs()
+}
+
+// serveArgs is serve with extra global flags (such as --log-level debug).
+func (e *env) serveArgs(flags ...string) *served {
+	e.t.Helper()
+	listen := "127.0.0.1:0"
+	if e.listen != "" {
+		listen = e.listen
+	}
+	args := append(append([]string{"--config", e.config}, flags...), "serve", "--listen", listen)
+	cmd := exec.Command(weftBinary(e.t), args...)
 	cmd.Env = e.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()
@@ -167,11 +179,34 @@ func (s *served) stop(t *testing.T) int {
 }
 
 type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu     sync.Mutex
+	b      strings.Builder
+	notify chan struct{} // signalled after each add, for waiting on a line
 }
 
-func (b *syncBuffer) add(s string) { b.mu.Lock(); b.b.WriteString(s); b.mu.Unlock() }
+func (b *syncBuffer) add(s string) {
+	b.mu.Lock()
+	b.b.WriteString(s)
+	if b.notify == nil {
+		b.notify = make(chan struct{}, 1)
+	}
+	n := b.notify
+	b.mu.Unlock()
+	select {
+	case n <- struct{}{}:
+	default:
+	}
+}
+
+// added returns the channel signalled when text is added.
+func (b *syncBuffer) added() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.notify == nil {
+		b.notify = make(chan struct{}, 1)
+	}
+	return b.notify
+}
 func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

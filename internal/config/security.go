@@ -1,0 +1,17 @@
+package config
+
+// DefaultMaxDelegationDepth is how many hops of weft → … → weft a call may
+// take before it is refused (SPEC S9).
+const DefaultMaxDelegationDepth = 3
+
+// applySecurityLimits copies the delegation limit of [security], with its
+// default; a negative value is an error.
+func applySecurityLimits(cfg *Config, sec Security, path string) error {
+	switch {
+	case sec.MaxDelegationDepth < 0:
+		return invalidf("%s: security.max_delegation_depth is %d; use a positive number (0 means the default %d)", path, sec.MaxDelegationDepth, DefaultMaxDelegationDepth)
+	case sec.MaxDelegationDepth > 0:
+		cfg.Security.MaxDelegationDepth = sec.MaxDelegationDepth
+	}
+	return nil
+}

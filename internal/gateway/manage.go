@@ -1,0 +1,212 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// ManageToolName is the built-in tool that lets an AI manage servers (SPEC
+// S3, G11).
+const ManageToolName = "mcp_manage"
+
+// ManageOptions configure mcp_manage.
+type ManageOptions struct {
+	// LoadConfig reads the current config; every call reads it afresh, so
+	// the autonomy level and the pre-approved entries are always current.
+	// Nil disables add and remove.
+	LoadConfig func() (*config.Config, error)
+	// ApprovalTimeout bounds the wait for the human's answer (default
+	// DefaultApprovalTimeout).
+	ApprovalTimeout time.Duration
+}
+
+// manageIn is mcp_manage's input.
+type manageIn struct {
+	Action  string            `json:"action"`
+	Name    string            `json:"name"`
+	Target  string            `json:"target"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Headers map[string]string `json:"headers"`
+	Type    string            `json:"type"`
+}
+
+func (g *Gateway) addManageTool() {
+	str := func(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
+	strMap := func(d string) map[string]any {
+		return map[string]any{"type": "object", "description": d, "additionalProperties": map[string]any{"type": "string"}}
+	}
+	g.server.AddTool(&mcp.Tool{
+		Name: ManageToolName,
+		Description: "List, add or remove the MCP servers weft connects to. action=list shows every server and its status. " +
+			"action=add connects a server (name, target = command or http(s) URL, args, env, headers, type) and records it in weft's config; " +
+			"depending on weft's autonomy setting the user may be asked to approve it first. action=remove stops a server and deletes it from the config.",
+		InputSchema: map[string]any{
+			"type":     "object",
+			"required": []string{"action"},
+			"properties": map[string]any{
+				"action":  map[string]any{"type": "string", "enum": []string{"list", "add", "remove"}},
+				"name":    str("server name (1-64 of A-Z a-z 0-9 _ -); required for add and remove"),
+				"target":  str("for add: the command to run (no shell) or an http(s) URL"),
+				"args":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "for add: the command's arguments"},
+				"env":     strMap("for add: environment variables of a stdio server"),
+				"headers": strMap("for add: HTTP headers of a remote server"),
+				"type":    map[string]any{"type": "string", "enum": []string{"stdio", "http", "sse"}, "description": "for add: transport (default: inferred from target)"},
+			},
+		},
+	}, g.manage)
+}
+
+func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in manageIn
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return errorResult(err), nil
+	}
+	switch in.Action {
+	case "list":
+		return jsonResult(struct {
+			Servers []hub.ServerStatus `json:"servers"`
+		}{redactStatuses(g.hub.List())})
+	case "add", "remove":
+	default:
+		return errorResult(fmt.Errorf("%s: action %q is unknown; use list, add or remove", ManageToolName, in.Action)), nil
+	}
+	cfg, err := g.manageConfig()
+	if err != nil {
+		return errorResult(err), nil
+	}
+	if cfg.Security.Autonomy == config.AutonomyReadOnly {
+		return errorResult(fmt.Errorf("%s %s refused: security.autonomy is read_only, so an AI may only list servers; ask the user to change it with `weft mcp %s`", ManageToolName, in.Action, in.Action)), nil
+	}
+	var msg string
+	if in.Action == "add" {
+		msg, err = g.manageAdd(ctx, req.Session, cfg, &in)
+	} else {
+		msg, err = g.manageRemove(ctx, req.Session, cfg, in.Name)
+	}
+	if err != nil {
+		g.logger.Warn("mcp_manage refused", "action", in.Action, "server", in.Name, "asked_by", askedBy(req.Session), "reason", err.Error())
+		return errorResult(err), nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
+}
+
+func (g *Gateway) manageConfig() (*config.Config, error) {
+	load := g.opts.Manage.LoadConfig
+	if load == nil {
+		return nil, fmt.Errorf("%s: this weft has no config file to record changes in; add servers with `weft mcp add`", ManageToolName)
+	}
+	cfg, err := load()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read the config, so nothing was changed: %w", ManageToolName, err)
+	}
+	return cfg, nil
+}
+
+// manageAdd enables a pre-approved entry or adds a new one, after the
+// approval the autonomy level asks for. Nothing is started or written until
+// then; a server that fails to connect is not written either.
+func (g *Gateway) manageAdd(ctx context.Context, ss *mcp.ServerSession, cfg *config.Config, in *manageIn) (string, error) {
+	if !config.ValidName(in.Name) {
+		return "", fmt.Errorf("%s add: name %q must be 1-64 characters of A-Z a-z 0-9 _ -", ManageToolName, in.Name)
+	}
+	if _, running := g.hub.Config(in.Name); running {
+		return "", fmt.Errorf("%s add: server %q is already running; remove it first to change it", ManageToolName, in.Name)
+	}
+	if existing, ok := cfg.Servers[in.Name]; ok {
+		return g.enableConfigured(ctx, ss, cfg, existing, in)
+	}
+	s := &config.Server{Name: in.Name, Target: in.Target, Args: in.Args, Env: in.Env, Headers: in.Headers, Type: in.Type,
+		TimeoutMS: config.DefaultTimeoutMS, Source: cfg.Path}
+	if s.Type == "" {
+		s.Type = s.Transport()
+	}
+	warnings, err := s.ValidateFromAI(cfg.Security.BlockPrivateURLs)
+	if err != nil {
+		return "", fmt.Errorf("%s add refused: %w", ManageToolName, err)
+	}
+	if cfg.Security.Autonomy != config.AutonomyFull {
+		prompt := fmt.Sprintf("An AI (%s) asks weft to add and start the MCP server %q:\n%s\nApprove?", askedBy(ss), s.Name, describeServer(s))
+		if err := askApproval(ctx, ss, g.opts.Manage.ApprovalTimeout, prompt); err != nil {
+			return "", fmt.Errorf("%s add %s: %w; nothing was started or written", ManageToolName, s.Name, err)
+		}
+	}
+	st, err := g.hub.Add(ctx, s)
+	if err != nil {
+		_ = g.hub.Remove(context.WithoutCancel(ctx), s.Name)
+		return "", fmt.Errorf("%s add %s: could not connect (%w); nothing was written", ManageToolName, s.Name, err)
+	}
+	if err := config.AddServer(cfg.Path, s); err != nil {
+		_ = g.hub.Remove(context.WithoutCancel(ctx), s.Name)
+		return "", fmt.Errorf("%s add %s: connected but could not record it (%w); it was stopped again", ManageToolName, s.Name, err)
+	}
+	g.logger.Info("mcp_manage added a server", "server", s.Name, "target", s.Redacted().Target, "asked_by", askedBy(ss),
+		"autonomy", cfg.Security.Autonomy, "warnings", warnings)
+	return fmt.Sprintf("Added MCP server '%s' with %d tools", s.Name, st.Tools), nil
+}
+
+// enableConfigured starts an entry the user already wrote into the config:
+// it is pre-approved, so no question is asked (SPEC S3). An add that names it
+// with another target is refused rather than silently ignored.
+func (g *Gateway) enableConfigured(ctx context.Context, ss *mcp.ServerSession, cfg *config.Config, s *config.Server, in *manageIn) (string, error) {
+	if in.Target != "" && in.Target != s.Target {
+		return "", fmt.Errorf("%s add: a server named %q is already configured with another target; use that entry as it is or pick another name", ManageToolName, s.Name)
+	}
+	enabled := s.Clone()
+	t := true
+	enabled.Enabled = &t
+	st, err := g.hub.Add(ctx, enabled)
+	if err != nil {
+		_ = g.hub.Remove(context.WithoutCancel(ctx), s.Name)
+		return "", fmt.Errorf("%s add %s: could not connect (%w); the config was left as it was", ManageToolName, s.Name, err)
+	}
+	if !s.IsEnabled() && s.Source == cfg.Path {
+		if err := config.SetServerEnabled(cfg.Path, s.Name, true); err != nil {
+			g.logger.Warn("mcp_manage could not record enabled = true", "server", s.Name, "err", err)
+		}
+	}
+	g.logger.Info("mcp_manage enabled a configured server", "server", s.Name, "asked_by", askedBy(ss), "autonomy", cfg.Security.Autonomy)
+	return fmt.Sprintf("Enabled configured MCP server '%s' with %d tools", s.Name, st.Tools), nil
+}
+
+// manageRemove stops a server and deletes its entry; under supervised
+// autonomy the user approves first.
+func (g *Gateway) manageRemove(ctx context.Context, ss *mcp.ServerSession, cfg *config.Config, name string) (string, error) {
+	s, ok := cfg.Servers[name]
+	if !ok {
+		return "", fmt.Errorf("%s remove: server %q is not configured; list shows the servers", ManageToolName, name)
+	}
+	if s.Source != cfg.Path {
+		return "", fmt.Errorf("%s remove: server %q comes from %s, which weft does not edit; ask the user to remove it there", ManageToolName, name, s.Source)
+	}
+	if cfg.Security.Autonomy != config.AutonomyFull {
+		prompt := fmt.Sprintf("An AI (%s) asks weft to stop the MCP server %q and delete it from %s:\n%s\nApprove?", askedBy(ss), name, cfg.Path, describeServer(s.Redacted()))
+		if err := askApproval(ctx, ss, g.opts.Manage.ApprovalTimeout, prompt); err != nil {
+			return "", fmt.Errorf("%s remove %s: %w; nothing was stopped or written", ManageToolName, name, err)
+		}
+	}
+	if err := config.RemoveServer(cfg.Path, name); err != nil {
+		return "", fmt.Errorf("%s remove %s: %w", ManageToolName, name, err)
+	}
+	if err := g.hub.Remove(ctx, name); err != nil && !errors.Is(err, hub.ErrNotFound) {
+		return "", fmt.Errorf("%s remove %s: removed from the config, but stopping it failed: %w", ManageToolName, name, err)
+	}
+	g.logger.Info("mcp_manage removed a server", "server", name, "asked_by", askedBy(ss), "autonomy", cfg.Security.Autonomy)
+	return fmt.Sprintf("Removed MCP server '%s'", name), nil
+}
+
+// redactStatuses masks a password in each target URL (SPEC S7).
+func redactStatuses(in []hub.ServerStatus) []hub.ServerStatus {
+	out := make([]hub.ServerStatus, len(in))
+	for i, st := range in {
+		st.Target = (&config.Server{Target: st.Target}).Redacted().Target
+		out[i] = st
+	}
+	return out
+}
