@@ -39,7 +39,7 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 		return nil, err
 	}
 	hopts := hubOptions(cfg, a.logger)
-	hopts.ToolFilter = pins.Allow
+	hopts.ToolFilter = pins.Filter
 	if cfg.Security.BlockPrivateURLs {
 		hopts.Upstream.DialControl = policy.RefusePrivateDial
 	}

@@ -5,18 +5,12 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// filterTools returns inv with only the tools keep accepts; the upstream's
+// filterTools returns inv with only the tools keep returns; the upstream's
 // own inventory is left untouched.
-func filterTools(server string, inv upstream.Inventory, keep func(string, *mcp.Tool) bool) upstream.Inventory {
+func filterTools(server string, inv upstream.Inventory, keep func(string, []*mcp.Tool) []*mcp.Tool) upstream.Inventory {
 	if keep == nil {
 		return inv
 	}
-	tools := make([]*mcp.Tool, 0, len(inv.Tools))
-	for _, t := range inv.Tools {
-		if keep(server, t) {
-			tools = append(tools, t)
-		}
-	}
-	inv.Tools = tools
+	inv.Tools = keep(server, inv.Tools)
 	return inv
 }

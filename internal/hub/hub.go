@@ -44,10 +44,11 @@ type Options struct {
 	Now func() time.Time
 	// Reserved names are weft's built-in tools: never shadowed by upstreams.
 	Reserved []string
-	// ToolFilter, when set, decides whether an upstream tool (under its own
-	// name) is exposed, after the server's allow/deny lists; tool pinning
-	// (SPEC S5) plugs in here.
-	ToolFilter func(server string, t *mcp.Tool) bool
+	// ToolFilter, when set, returns the tools of a server (under their own
+	// names) that may be exposed, after the server's allow/deny lists; tool
+	// pinning (SPEC S5) plugs in here. It gets a server's whole list at once
+	// so that it can batch its own I/O.
+	ToolFilter func(server string, tools []*mcp.Tool) []*mcp.Tool
 	Upstream   upstream.Options
 }
 

@@ -103,27 +103,55 @@ func Hash(t *mcp.Tool) string {
 // first time is pinned; one whose definition changed is withheld and
 // recorded for approval (or, in warn mode, exposed with a warning).
 func (p *Pins) Allow(server string, t *mcp.Tool) bool {
-	h := Hash(t)
+	return len(p.Filter(server, []*mcp.Tool{t})) == 1
+}
+
+// Filter returns the tools of server that Allow would expose. It reads and
+// writes the pins file at most once per call: a server with thousands of
+// tools costs one read and one write, not one of each per tool.
+func (p *Pins) Filter(server string, tools []*mcp.Tool) []*mcp.Tool {
+	hashes := make([]string, len(tools))
+	for i, t := range tools {
+		hashes[i] = Hash(t)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.settled(server, t.Name, h) {
-		// Another weft sharing this file may have pinned or approved the
-		// tool since: decide on the file's current state, then record.
-		if err := p.load(); err != nil {
-			p.logger.Warn("cannot re-read tool pins; using those in memory", "err", err)
+	reloaded, changed := false, false
+	out := make([]*mcp.Tool, 0, len(tools))
+	for i, t := range tools {
+		if !p.settled(server, t.Name, hashes[i]) {
+			if !reloaded {
+				// Another weft sharing this file may have pinned or approved
+				// tools since: decide on the file's current state.
+				if err := p.load(); err != nil {
+					p.logger.Warn("cannot re-read tool pins; using those in memory", "err", err)
+				}
+				reloaded = true
+			}
+			changed = p.record(server, t.Name, hashes[i]) || changed
 		}
-		p.record(server, t.Name, h)
+		if p.exposed(server, t.Name, hashes[i]) {
+			out = append(out, t)
+		}
 	}
-	if p.data.Pins[server][t.Name] == h {
+	if changed {
+		p.save()
+	}
+	return out
+}
+
+// exposed decides on a recorded definition, warning once per change.
+func (p *Pins) exposed(server, tool, h string) bool {
+	if p.data.Pins[server][tool] == h {
 		return true
 	}
-	key := server + "/" + t.Name + "/" + h
+	key := server + "/" + tool + "/" + h
 	if !p.warned[key] {
 		p.warned[key] = true
 		if p.warn {
-			p.logger.Warn("tool definition changed since it was first seen; exposed because security.pinning = \"warn\"", "server", server, "tool", t.Name)
+			p.logger.Warn("tool definition changed since it was first seen; exposed because security.pinning = \"warn\"", "server", server, "tool", tool)
 		} else {
-			p.logger.Warn("tool withheld: its definition changed since it was first seen; review it, then run `weft mcp approve "+server+"`", "server", server, "tool", t.Name)
+			p.logger.Warn("tool withheld: its definition changed since it was first seen; review it, then run `weft mcp approve "+server+"`", "server", server, "tool", tool)
 		}
 	}
 	return p.warn
@@ -138,23 +166,23 @@ func (p *Pins) settled(server, tool, h string) bool {
 }
 
 // record pins a new tool, clears a pending change that was reverted, or
-// records a new pending change, and saves.
-func (p *Pins) record(server, tool, h string) {
+// records a new pending change; it reports whether anything changed.
+func (p *Pins) record(server, tool, h string) bool {
 	pinned, ok := p.data.Pins[server][tool]
 	switch {
 	case !ok:
 		setIn(&p.data.Pins, server, tool, h)
 	case pinned == h:
 		if p.data.Pending[server][tool] == "" {
-			return
+			return false
 		}
 		delete(p.data.Pending[server], tool)
 	case p.data.Pending[server][tool] == h:
-		return
+		return false
 	default:
 		setIn(&p.data.Pending, server, tool, h)
 	}
-	p.save()
+	return true
 }
 
 func setIn(m *map[string]map[string]string, server, tool, h string) {
