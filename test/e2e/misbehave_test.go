@@ -156,6 +156,7 @@ func stopWeft(t *testing.T, s *served, cs *mcp.ClientSession, marker string) {
 	if code := s.stop(t); code != 0 {
 		t.Fatalf("weft exited %d after SIGTERM, want 0; stderr:\n%s", code, s.stderr.String())
 	}
+	t.Logf("weft exited %v after SIGTERM", time.Since(start))
 	if d := time.Since(start); d > stopLimit {
 		t.Fatalf("weft took %v to exit after SIGTERM, want at most %v", d, stopLimit)
 	}
