@@ -50,6 +50,7 @@ type env struct {
 	home   string
 	config string
 	listen string // address for serve (default 127.0.0.1:0)
+	dir    string // working directory of weft (default: the test's)
 }
 
 func newEnv(t *testing.T) *env {
@@ -81,6 +82,7 @@ func (e *env) runInput(stdin string, args ...string) (string, string, int) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, weftBinary(e.t), append([]string{"--config", e.config}, args...)...)
 	cmd.Env = e.environ()
+	cmd.Dir = e.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr strings.Builder
@@ -122,6 +124,7 @@ func (e *env) serveArgs(flags ...string) *served {
 	args := append(append([]string{"--config", e.config}, flags...), "serve", "--listen", listen)
 	cmd := exec.Command(weftBinary(e.t), args...)
 	cmd.Env = e.environ()
+	cmd.Dir = e.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()
 	buf := &syncBuffer{}

@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// TestReadmeTour runs the README's five-minute tour, command by command, as
+// a user would: the servers come from npx, resolved offline from the
+// project's pinned npm fixtures. `go build` is what the test binary did
+// already; `claude mcp add` is run by the bridge test (bridge_test.go).
+func TestReadmeTour(t *testing.T) {
+	node := npmBin(t, "node") // server-everything needs the fixtures' Node 22
+	e := newEnv(t)
+	e.dir, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "npm"))
+	t.Setenv("PATH", filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	writeClaudeDesktopConfig(t, e.home)
+
+	var s *served
+	for _, line := range readmeTour(t) {
+		args := strings.Fields(strings.ReplaceAll(line, "~", e.home))
+		switch {
+		case args[0] != "./bin/weft":
+			continue // go build, claude mcp add
+		case len(args) == 2 && args[1] == "serve":
+			s = e.serve()
+			continue
+		}
+		out, errOut, code := e.run(args[1:]...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", line, code, out, errOut)
+		}
+		checkTourStep(t, args[1:], out+errOut)
+	}
+	if s == nil {
+		t.Fatal("the tour never ran weft serve")
+	}
+	// `weft mcp remove memory` reached the running weft: memory drains away.
+	awaitStatus(t, s, "memory", 30*time.Second, "memory removed by the running weft", func(_ hub.ServerStatus, found bool) bool {
+		return !found
+	})
+	awaitStatus(t, s, "everything", 30*time.Second, "everything active", func(st hub.ServerStatus, found bool) bool {
+		return found && st.Status == hub.StatusActive
+	})
+}
+
+// readmeTour returns the command lines of the README's tour block.
+func readmeTour(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tour, ok := strings.Cut(string(b), "## Five-minute tour")
+	_, block, ok2 := strings.Cut(tour, "```sh\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README has no five-minute tour block")
+	}
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+var addedRe = regexp.MustCompile(`Added MCP server '(\w+)' with \d+ tools`)
+
+// checkTourStep checks what the README says each step prints or does.
+func checkTourStep(t *testing.T, args []string, out string) {
+	t.Helper()
+	switch strings.Join(args[:2], " ") {
+	case "mcp add":
+		if m := addedRe.FindStringSubmatch(out); m == nil || m[1] != args[2] {
+			t.Fatalf("weft %s printed %q, want the README's \"Added MCP server '%s' with N tools\"", strings.Join(args, " "), out, args[2])
+		}
+	case "mcp list":
+		if !strings.Contains(out, "everything") || !strings.Contains(out, "memory") {
+			t.Fatalf("weft mcp list does not show both servers:\n%s", out)
+		}
+	case "mcp get":
+		var d hub.ServerDetail
+		if err := json.Unmarshal([]byte(out), &d); err != nil || d.Name != "everything" || len(d.ExposedTools) == 0 {
+			t.Fatalf("weft mcp get everything --json = %v, %q", err, out)
+		}
+	case "mcp import":
+		if !strings.Contains(out, "desktop-echo") {
+			t.Fatalf("weft mcp import did not report the imported server:\n%s", out)
+		}
+	}
+}
+
+// writeClaudeDesktopConfig puts a Claude Desktop config where the tour
+// imports it from.
+func writeClaudeDesktopConfig(t *testing.T, home string) {
+	t.Helper()
+	dir := filepath.Join(home, ".config", "Claude")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"mcpServers": {"desktop-echo": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}`
+	if err := os.WriteFile(filepath.Join(dir, "claude_desktop_config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
