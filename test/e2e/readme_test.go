@@ -112,3 +112,24 @@ func writeClaudeDesktopConfig(t *testing.T, home string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadmeQuickstartConfig serves examples/quickstart.toml as the README
+// shows: its three npm servers all become active.
+func TestReadmeQuickstartConfig(t *testing.T) {
+	node := npmBin(t, "node")
+	e := newEnv(t)
+	e.dir, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "npm"))
+	// A copy: weft keeps its tool pins beside the config it reads.
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "quickstart.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.writeConfig(t, string(b))
+	t.Setenv("PATH", filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s := e.serve()
+	for _, name := range []string{"everything", "memory", "files"} {
+		awaitStatus(t, s, name, 60*time.Second, name+" active", func(st hub.ServerStatus, found bool) bool {
+			return found && st.Status == hub.StatusActive
+		})
+	}
+}
