@@ -44,8 +44,10 @@ type Breaker struct {
 
 // BreakerFor returns the effective breaker settings of s: its own values
 // where set, else the global ones.
-func (c *Config) BreakerFor(s *Server) Breaker {
-	b := c.Breaker
+func (c *Config) BreakerFor(s *Server) Breaker { return c.Breaker.For(s) }
+
+// For returns b with the per-server overrides of s applied.
+func (b Breaker) For(s *Server) Breaker {
 	if s.FailureThreshold > 0 {
 		b.FailureThreshold = s.FailureThreshold
 	}

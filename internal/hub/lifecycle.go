@@ -23,7 +23,7 @@ func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error)
 		h.mu.Unlock()
 		return ServerStatus{}, serverError(cfg.Name, ErrExists)
 	}
-	s := newServer(cfg.Clone(), h.breakerFor(cfg), h.opts.Now)
+	s := newServer(cfg.Clone(), h.opts.Breaker, h.opts.Now)
 	h.servers[cfg.Name] = s
 	h.mu.Unlock()
 
@@ -33,17 +33,6 @@ func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error)
 	}
 	h.rebuild()
 	return s.status(), err
-}
-
-func (h *Hub) breakerFor(cfg *config.Server) config.Breaker {
-	b := h.opts.Breaker
-	if cfg.FailureThreshold > 0 {
-		b.FailureThreshold = cfg.FailureThreshold
-	}
-	if cfg.ResetTimeout > 0 {
-		b.ResetTimeout = cfg.ResetTimeout
-	}
-	return b
 }
 
 // dial opens a connection for s with cfg, bounded by the server's timeout.
@@ -162,11 +151,7 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 		return ServerStatus{}, serverError(cfg.Name, ErrDraining)
 	}
 	s.cfg = next
-	s.breaker = newBreaker(next.Name, h.breakerFor(next).FailureThreshold, h.breakerFor(next).ResetTimeout.Std(), h.opts.Now)
-	s.sem = nil
-	if next.MaxConcurrentCalls > 0 {
-		s.sem = make(chan struct{}, next.MaxConcurrentCalls)
-	}
+	s.breaker, s.sem = guards(next, h.opts.Breaker, h.opts.Now)
 	s.mu.Unlock()
 	if err != nil {
 		h.failSwap(s, err)

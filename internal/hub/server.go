@@ -77,14 +77,23 @@ type server struct {
 	reconnects  int
 }
 
-func newServer(cfg *config.Server, br config.Breaker, now func() time.Time) *server {
+// newServer returns a connecting server; defaults are the hub's breaker
+// settings, which cfg may override.
+func newServer(cfg *config.Server, defaults config.Breaker, now func() time.Time) *server {
 	s := &server{name: cfg.Name, cfg: cfg, state: StatusConnecting}
-	s.breaker = newBreaker(cfg.Name, br.FailureThreshold, br.ResetTimeout.Std(), now)
-	if cfg.MaxConcurrentCalls > 0 {
-		s.sem = make(chan struct{}, cfg.MaxConcurrentCalls)
-	}
+	s.breaker, s.sem = guards(cfg, defaults, now)
 	s.life, s.end = context.WithCancel(context.Background())
 	return s
+}
+
+// guards builds the breaker and the concurrency limit cfg asks for.
+func guards(cfg *config.Server, defaults config.Breaker, now func() time.Time) (*breaker, chan struct{}) {
+	br := defaults.For(cfg)
+	var sem chan struct{}
+	if cfg.MaxConcurrentCalls > 0 {
+		sem = make(chan struct{}, cfg.MaxConcurrentCalls)
+	}
+	return newBreaker(cfg.Name, br.FailureThreshold, br.ResetTimeout.Std(), now), sem
 }
 
 func (s *server) config() *config.Server {

@@ -15,33 +15,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-var (
-	weftOnce sync.Once
-	weftBin  string
-	weftErr  error
+	"github.com/weft-dev/weft/internal/testutil"
 )
 
 // weftBinary builds cmd/weft once per test run.
 func weftBinary(t *testing.T) string {
 	t.Helper()
-	weftOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "weft-e2e-")
-		if err != nil {
-			weftErr = err
-			return
-		}
-		weftBin = filepath.Join(dir, "weft")
-		out, err := exec.Command("go", "build", "-o", weftBin, "github.com/weft-dev/weft/cmd/weft").CombinedOutput()
-		if err != nil {
-			weftErr = fmt.Errorf("%v: %s", err, out)
-		}
-	})
-	if weftErr != nil {
-		t.Fatalf("build weft: %v", weftErr)
-	}
-	return weftBin
+	return testutil.GoBinary(t, "github.com/weft-dev/weft/cmd/weft", "weft")
 }
 
 // env is an isolated environment for weft: its own HOME and config.

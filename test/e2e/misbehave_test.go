@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,39 +28,9 @@ const badTimeout = 1500 * time.Millisecond
 // callSlack is what a failing call may take beyond its server's timeout.
 const callSlack = 5 * time.Second
 
-// goBinaries caches the commands built by goBinary, by package path.
-var goBinaries struct {
-	sync.Mutex
-	paths map[string]string
-}
-
-// goBinary builds the main package pkg once per test run and returns the
-// binary's path.
-func goBinary(t *testing.T, pkg string) string {
-	t.Helper()
-	goBinaries.Lock()
-	defer goBinaries.Unlock()
-	if p, ok := goBinaries.paths[pkg]; ok {
-		return p
-	}
-	dir, err := os.MkdirTemp("", "weft-e2e-bin-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, filepath.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", p, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v: %s", pkg, err, out)
-	}
-	if goBinaries.paths == nil {
-		goBinaries.paths = map[string]string{}
-	}
-	goBinaries.paths[pkg] = p
-	return p
-}
-
 // misbehaveBinary returns testdata/misbehave, built.
 func misbehaveBinary(t *testing.T) string {
-	return goBinary(t, "github.com/weft-dev/weft/testdata/misbehave")
+	return testutil.GoBinary(t, "github.com/weft-dev/weft/testdata/misbehave", "misbehave")
 }
 
 // newMarker returns a value unique to this test, put on the command line of
