@@ -26,9 +26,11 @@ func TestCanarySecretsNeverLeak(t *testing.T) {
 target = "` + testutil.FakeServerBinary(t) + `"
 env = { SECRET_TOKEN = "canary-env-6c1f", FROM_ENV = "${CANARY_SRC}" }
 
-# A careless server that prints its environment on stdout and stderr.
+# A careless server that prints its environment on stdout before serving
+# (a server that dumps it and exits at once may die before weft reads it).
 [tools.mcp_servers.noisy]
-target = "env"
+target = "` + testutil.FakeServerBinary(t) + `"
+args = ["--dump-env", "--name", "noisy"]
 env = { SECRET_TOKEN = "canary-env-6c1f" }
 
 [tools.mcp_servers.remote]
