@@ -205,6 +205,7 @@ func (a *app) withTools(ctx context.Context, fn func(toolset.Caller) error) erro
 		return err
 	}
 	defer rt.stop()
+	rt.settle(ctx, a.logger)
 	return fn(planTools{hubTools{rt.hub}})
 }
 

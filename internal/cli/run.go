@@ -84,6 +84,7 @@ func (a *app) startAgent(ctx context.Context, f agentFlags, onStep func(agent.St
 	if err != nil {
 		return nil, err
 	}
+	rt.settle(ctx, a.logger)
 	tools := hubTools{rt.hub}
 	opts.Tools = tools
 	ag, err := agent.New(opts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -27,8 +28,8 @@ type runtime struct {
 	pins *policy.Pins
 }
 
-// start loads the config, connects every enabled upstream in parallel and
-// builds the face.
+// start loads the config, builds the face and starts connecting every
+// enabled upstream in the background.
 func (a *app) start(ctx context.Context) (*runtime, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
@@ -50,11 +51,18 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Delegate:        a.delegator(cfg, depth)})
-	res := h.Apply(ctx, cfg.Servers)
-	for name, err := range res.Failed {
-		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
-	}
+	// Upstreams connect in the background: the face answers at once and
+	// each server's tools appear as it comes up.
+	h.Start(cfg.Servers)
 	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins}, nil
+}
+
+// settle waits for every upstream's first connection attempt, for one-shot
+// commands that need the whole catalog before they begin.
+func (r *runtime) settle(ctx context.Context, logger *slog.Logger) {
+	for name, err := range r.hub.Settle(ctx) {
+		logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
+	}
 }
 
 func (r *runtime) stop() {
@@ -102,7 +110,9 @@ func (a *app) serve(ctx context.Context, listen string) error {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)
 	}
 	defer removeServeState(stateFile)
-	a.announce(rt, addr)
+	announceCtx, stopAnnounce := context.WithCancel(ctx)
+	waitAnnounce := a.announce(announceCtx, rt, addr)
+	defer func() { stopAnnounce(); waitAnnounce() }()
 
 	stopWatch := a.startWatcher(ctx, rt)
 	defer stopWatch()
@@ -123,16 +133,30 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	return nil
 }
 
-// announce tells the user what weft serves and what to do next; the
-// "listening on" line comes last, so whoever waits for it has seen the rest.
-func (a *app) announce(rt *runtime, addr string) {
-	defer fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
-	servers := rt.hub.List()
-	if len(servers) == 0 {
+// announce tells the user where weft listens, at once, and what it serves
+// once every upstream's first connection attempt is over (in the
+// background: a hung upstream delays only that line).
+func (a *app) announce(ctx context.Context, rt *runtime, addr string) (wait func()) {
+	fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
+	if len(rt.hub.Names()) == 0 {
 		fmt.Fprintf(a.stderr, "No MCP servers configured yet (config: %s). Add one, and this weft picks it up:\n", rt.cfg.Path)
 		fmt.Fprintln(a.stderr, "  weft mcp add everything npx -- -y @modelcontextprotocol/server-everything")
-		return
+		return func() {}
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rt.hub.Settle(ctx)
+		if ctx.Err() == nil {
+			a.announceServers(rt)
+		}
+	}()
+	return func() { <-done }
+}
+
+// announceServers prints how many upstreams are active and the tool count.
+func (a *app) announceServers(rt *runtime) {
+	servers := rt.hub.List()
 	active := 0
 	for _, s := range servers {
 		if s.Status == hub.StatusActive {

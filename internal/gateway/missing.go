@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
 )
 
 // explainMissingTools answers a call of a tool the face does not list
@@ -24,8 +25,15 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 		if _, listed := g.hub.Catalog().Tool(call.Params.Name); listed {
 			return next(ctx, method, req)
 		}
-		if err := g.hub.Unavailable(call.Params.Name); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: %v", call.Params.Name, err)}
+		// A server still on its first connection is waited for; the face
+		// may not have registered the tool yet, so the call goes straight
+		// to the hub.
+		_, err := g.hub.AwaitTool(ctx, call.Params.Name)
+		if err == nil {
+			return g.forwardTool(ctx, call)
+		}
+		if errors.Is(err, hub.ErrConnecting) || g.hub.Unavailable(call.Params.Name) != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		return next(ctx, method, req)
 	}

@@ -13,15 +13,12 @@ import (
 // CallTool routes a call of the exposed tool name to its upstream. A tool
 // result with isError set is a result, not an error.
 func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
-	t, ok := h.Catalog().Tool(name)
-	if !ok {
-		if err := h.Unavailable(name); err != nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrUnknownTool, name, err)
-		}
-		return nil, fmt.Errorf("%w %q: not in the catalog (list tools or use weft__search_tools)", ErrUnknownTool, name)
+	t, err := h.AwaitTool(ctx, name)
+	if err != nil {
+		return nil, err
 	}
 	var res *mcp.CallToolResult
-	err := h.do(ctx, t.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+	err = h.do(ctx, t.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
 		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
 		return err
 	})
