@@ -118,8 +118,8 @@ func stopAll(procs []*proc) {
 	wg.Wait()
 }
 
-// measureFanin starts weft with entries, times start → all active through
-// the admin status, then measures tools/list and weft's memory.
+// measureFanin starts weft with entries, times start → all active and
+// listed through the admin status, then measures tools/list and weft's memory.
 func measureFanin(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow, o options) error {
 	cfg := w.path(name + ".toml")
 	if err := writeConfig(cfg, entries); err != nil {
@@ -131,7 +131,9 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 		return err
 	}
 	defer p.stop()
-	if err := waitActive(ctx, adminBase(url), len(entries)); err != nil {
+	// Upstreams connect after weft listens: the start ends when every tool
+	// is listed, not merely when every server is active.
+	if err := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach); err != nil {
 		return err
 	}
 	row.ActiveMS = ms(time.Since(t0))

@@ -46,6 +46,7 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	}
 	depth := delegationDepth(&hopts)
 	h := hub.New(hopts)
+	pins.OnChange = h.Refresh
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h),
 		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
 		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
@@ -69,6 +70,7 @@ func (r *runtime) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	r.hub.Close(ctx)
+	r.pins.Flush()
 }
 
 func (a *app) serveCommand() *cobra.Command {

@@ -1,8 +1,11 @@
 package hub
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/naming"
 	"github.com/weft-dev/weft/internal/upstream"
 	"github.com/yosida95/uritemplate/v3"
@@ -38,7 +41,7 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 			}
 			def := *t
 			def.Name = name
-			tool := &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def}
+			tool := &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def, Digest: digestOf(s.inv, t)}
 			tool.Listed = maxTools <= 0 || len(c.Tools) < maxTools
 			c.Tools = append(c.Tools, tool)
 			c.tools[name] = tool
@@ -84,4 +87,14 @@ func clash(name string, reserved map[string]bool, seen map[string]*Tool) string 
 		return "already exposed by " + prev.Server
 	}
 	return ""
+}
+
+// digestOf returns the digest the upstream computed when it listed t, or
+// computes it for an inventory built some other way.
+func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {
+	if d, ok := inv.Digests[t]; ok {
+		return d.Def
+	}
+	b, _ := json.Marshal(t)
+	return sha256.Sum256(b)
 }

@@ -46,9 +46,10 @@ type Options struct {
 	Reserved []string
 	// ToolFilter, when set, returns the tools of a server (under their own
 	// names) that may be exposed, after the server's allow/deny lists; tool
-	// pinning (SPEC S5) plugs in here. It gets a server's whole list at once
-	// so that it can batch its own I/O.
-	ToolFilter func(server string, tools []*mcp.Tool) []*mcp.Tool
+	// pinning plugs in here. It gets a server's whole list at once, with
+	// each tool's pin digest (computed when the upstream listed it), and runs
+	// under the rebuild lock: it must not block on I/O.
+	ToolFilter func(server string, tools []*mcp.Tool, pins []string) []*mcp.Tool
 	Upstream   upstream.Options
 }
 
@@ -78,6 +79,11 @@ type Hub struct {
 	// coming up together cost a few rebuilds, not 100.
 	rebuildWant atomic.Uint64
 	rebuiltUpTo uint64
+	// notifyMu orders listener calls, which run outside rebuildMu so that a
+	// slow listener never holds up a rebuild; notified (under notifyMu) is
+	// the last catalog listeners were given.
+	notifyMu sync.Mutex
+	notified *Catalog
 }
 
 // New returns an empty hub.
@@ -126,6 +132,30 @@ func (h *Hub) OnChange(f func(*Catalog)) {
 
 // rebuild recomputes the catalog from the active servers and tells listeners.
 func (h *Hub) rebuild() {
+	h.rebuildLocked()
+	h.notify()
+}
+
+// notify gives listeners the newest catalog unless they have it already;
+// catalogs superseded meanwhile are skipped, never delivered out of order.
+func (h *Hub) notify() {
+	h.notifyMu.Lock()
+	defer h.notifyMu.Unlock()
+	cat := h.catalog.Load()
+	if cat == h.notified {
+		return
+	}
+	h.notified = cat
+	h.listenMu.Lock()
+	ls := append([]func(*Catalog){}, h.listeners...)
+	h.listenMu.Unlock()
+	for _, f := range ls {
+		f(cat)
+	}
+}
+
+// rebuildLocked builds and stores a new catalog under rebuildMu.
+func (h *Hub) rebuildLocked() {
 	want := h.rebuildWant.Add(1)
 	h.rebuildMu.Lock()
 	defer h.rebuildMu.Unlock()
@@ -148,12 +178,6 @@ func (h *Hub) rebuild() {
 		h.logger.Warn("catalog clash", "detail", c)
 	}
 	h.catalog.Store(cat)
-	h.listenMu.Lock()
-	ls := append([]func(*Catalog){}, h.listeners...)
-	h.listenMu.Unlock()
-	for _, f := range ls {
-		f(cat)
-	}
 }
 
 // Refresh rebuilds the catalog, for when something the ToolFilter decides

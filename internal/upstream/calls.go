@@ -22,6 +22,7 @@ func (c *Conn) listAll(ctx context.Context) error {
 			return fmt.Errorf("tools/list: %w", err)
 		}
 		rawSchemas(inv.Tools)
+		inv.Digests = digests(inv.Tools)
 	}
 	if caps.Resources != nil {
 		if inv.Resources, err = collect(c.session.Resources(ctx, nil)); err != nil {

@@ -62,7 +62,9 @@ type Info struct {
 
 // Inventory is everything an upstream lists.
 type Inventory struct {
-	Tools     []*mcp.Tool
+	Tools []*mcp.Tool
+	// Digests holds each listed tool's digests, by the tool.
+	Digests   map[*mcp.Tool]Digest
 	Resources []*mcp.Resource
 	Templates []*mcp.ResourceTemplate
 	Prompts   []*mcp.Prompt
