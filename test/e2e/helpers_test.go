@@ -34,7 +34,7 @@ type env struct {
 	// noSettle makes serve return once weft listens, without waiting for
 	// the upstreams' first connections (the "N of M MCP servers active" line).
 	noSettle bool
-	dir    string // working directory of weft (default: the test's)
+	dir      string // working directory of weft (default: the test's)
 }
 
 func newEnv(t *testing.T) *env {
