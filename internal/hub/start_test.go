@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,4 +112,28 @@ func TestSettleReportsFailures(t *testing.T) {
 	if st := status(t, h, "good"); st.Status != hub.StatusActive {
 		t.Fatalf("good = %s", st.Status)
 	}
+}
+
+// A listener that takes its time never holds up the next catalog: the
+// catalog is built and stored under the rebuild lock, listeners are called
+// after it is released.
+func TestSlowListenerDoesNotHoldCatalogBuild(t *testing.T) {
+	h := newHub(t, hub.Options{})
+	block, entered := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h.OnChange(func(c *hub.Catalog) {
+		if _, ok := c.Tool("a__hold"); ok {
+			once.Do(func() { close(entered); <-block })
+		}
+	})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(block)
+	wg.Go(func() { _, _ = h.Add(context.Background(), httpServer("a", serve(t, upstreamServer("a", "hold", nil)))) })
+	<-entered
+	wg.Go(func() { _, _ = h.Add(context.Background(), httpServer("b", serve(t, upstreamServer("b", "hold", nil)))) })
+	await(t, "b's tool in the catalog while a listener is busy", func() bool {
+		_, ok := h.Catalog().Tool("b__hold")
+		return ok
+	})
 }
