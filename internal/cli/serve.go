@@ -41,6 +41,7 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	}
 	hopts := hubOptions(cfg, a.logger)
 	hopts.ToolFilter = pins.Filter
+	hopts.Approvals = pins
 	if cfg.Security.BlockPrivateURLs {
 		hopts.Upstream.DialControl = policy.RefusePrivateDial
 	}

@@ -51,6 +51,10 @@ type Options struct {
 	// under the rebuild lock: it must not block on I/O.
 	ToolFilter func(server string, tools []*mcp.Tool, pins []string) []*mcp.Tool
 	Upstream   upstream.Options
+	// Approvals, when set, keeps the user's approvals of a server taking
+	// over a tool name another server exposes; without it the first owner
+	// keeps each name for the hub's lifetime.
+	Approvals NameApprovals
 }
 
 // Hub owns every upstream connection.
@@ -79,6 +83,7 @@ type Hub struct {
 	// coming up together cost a few rebuilds, not 100.
 	rebuildWant atomic.Uint64
 	rebuiltUpTo uint64
+	owners      owners // who first exposed each tool name; under rebuildMu
 	// notifyMu orders listener calls, which run outside rebuildMu so that a
 	// slow listener never holds up a rebuild; notified (under notifyMu) is
 	// the last catalog listeners were given.
@@ -116,7 +121,8 @@ func New(opts Options) *Hub {
 	for _, n := range opts.Reserved {
 		h.reserved[n] = true
 	}
-	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved))
+	h.owners.approvals = opts.Approvals
+	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved, &h.owners, h.configured))
 	return h
 }
 
@@ -173,7 +179,7 @@ func (h *Hub) rebuildLocked() {
 			})
 		}
 	}
-	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved)
+	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved, &h.owners, h.configured)
 	for _, c := range cat.Clashes {
 		h.logger.Warn("catalog clash", "detail", c)
 	}
@@ -183,6 +189,14 @@ func (h *Hub) rebuildLocked() {
 // Refresh rebuilds the catalog, for when something the ToolFilter decides
 // on has changed (an approved tool pin).
 func (h *Hub) Refresh() { h.rebuild() }
+
+// configured reports whether a server of that name is configured.
+func (h *Hub) configured(name string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.servers[name]
+	return ok
+}
 
 // visible lists the configured servers, plus removed ones still draining
 // under a name nobody took since, by name.

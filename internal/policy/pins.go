@@ -38,6 +38,11 @@ func PinsPath(configPath string) string {
 type pinsFile struct {
 	Pins    map[string]map[string]string `json:"pins"`
 	Pending map[string]map[string]string `json:"pending,omitempty"`
+	// Claims are exposed tool names a server would take over from another
+	// (server → name → owner), withheld until approved; Owners holds the
+	// approved ones (name → server).
+	Claims map[string]map[string]string `json:"claims,omitempty"`
+	Owners map[string]string            `json:"owners,omitempty"`
 }
 
 // Pins records tool definition hashes. It is safe for concurrent use.
@@ -55,18 +60,18 @@ type Pins struct {
 	mu     sync.Mutex
 	data   pinsFile
 	warned map[string]bool
-	seen   []observation // recorded since the last save, to merge into the file
+	seen   []func(*pinsFile) bool // recorded since the last save, to merge into the file
 	saving chan struct{} // non-nil while a save runs; closed when it ends
 	again  bool          // more was recorded while a save ran
 }
-
-// observation is one definition Filter recorded.
-type observation struct{ server, tool, hash string }
 
 // Change is a tool whose definition differs from its pin.
 type Change struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
+	// TakesOverFrom, when set, names the server that exposes Tool (an
+	// exposed name) today: approving hands the name to Server.
+	TakesOverFrom string `json:"takes_over_from,omitempty"`
 }
 
 // OpenPins reads the pins file at path (a missing file means nothing is
@@ -150,7 +155,8 @@ func (p *Pins) Filter(server string, tools []*mcp.Tool, hashes []string) []*mcp.
 	out := make([]*mcp.Tool, 0, len(tools))
 	for i, t := range tools {
 		if !p.settled(server, t.Name, hashes[i]) && p.record(&p.data, server, t.Name, hashes[i]) {
-			p.seen = append(p.seen, observation{server, t.Name, hashes[i]})
+			tool, h := t.Name, hashes[i]
+			p.seen = append(p.seen, func(d *pinsFile) bool { return p.record(d, server, tool, h) })
 			recorded = true
 		}
 		if p.exposed(server, t.Name, hashes[i]) {
@@ -217,8 +223,8 @@ func (p *Pins) mergeAndSave() {
 	seen := p.seen
 	p.seen = nil
 	if err == nil {
-		for _, o := range seen {
-			p.record(&fresh, o.server, o.tool, o.hash)
+		for _, apply := range seen {
+			apply(&fresh)
 		}
 	} else {
 		fresh = p.data
@@ -307,7 +313,8 @@ func (p *Pins) write(d pinsFile) error {
 
 // equalPins reports whether two states pin and hold back the same hashes.
 func equalPins(a, b pinsFile) bool {
-	return equalNested(a.Pins, b.Pins) && equalNested(a.Pending, b.Pending)
+	return equalNested(a.Pins, b.Pins) && equalNested(a.Pending, b.Pending) && equalNested(a.Claims, b.Claims) &&
+		equalNested(map[string]map[string]string{"": a.Owners}, map[string]map[string]string{"": b.Owners})
 }
 
 func equalNested(a, b map[string]map[string]string) bool {
@@ -342,6 +349,11 @@ func (p *Pins) Pending() []Change {
 			out = append(out, Change{Server: s, Tool: t})
 		}
 	}
+	for s, names := range p.data.Claims {
+		for n, owner := range names {
+			out = append(out, Change{Server: s, Tool: n, TakesOverFrom: owner})
+		}
+	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Server != out[j].Server {
 			return out[i].Server < out[j].Server
@@ -368,7 +380,7 @@ func (p *Pins) Approve(server, tool string) ([]Change, error) {
 	if err := p.load(); err != nil {
 		return nil, err
 	}
-	var done []Change
+	done := p.approveClaimsLocked(server, tool)
 	for t, h := range p.data.Pending[server] {
 		if tool != "" && t != tool {
 			continue
