@@ -26,13 +26,13 @@ type source struct {
 // built-ins) are never shadowed; under an empty prefix a name containing
 // the separator is refused, since it could pass for another server's tool.
 // Other items: earlier sources win every clash.
-func buildCatalog(sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, configured func(string) bool) *Catalog {
+func buildCatalog(sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, roster map[string]string) *Catalog {
 	c := &Catalog{
 		tools:     map[string]*Tool{},
 		prompts:   map[string]*Prompt{},
 		resources: map[string]*Resource{},
 	}
-	winners := c.toolWinners(sources, sep, reserved, own, configured)
+	winners := c.toolWinners(sources, sep, reserved, own, roster)
 	for _, s := range sources {
 		for _, t := range s.inv.Tools {
 			if !toolAllowed(t.Name, s.allowed, s.denied) {
@@ -97,7 +97,7 @@ func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {
 
 // toolWinners decides which server exposes each tool name, recording in
 // c.Clashes every tool refused or withheld.
-func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]bool, own *owners, configured func(string) bool) map[string]string {
+func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]bool, own *owners, roster map[string]string) map[string]string {
 	cands := map[string][]candidate{}
 	for _, s := range sources {
 		for _, t := range s.inv.Tools {
@@ -118,7 +118,7 @@ func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]
 	if own == nil {
 		own = &owners{}
 	}
-	winners, clashes := own.decide(cands, sep, configured)
+	winners, clashes := own.decide(cands, sep, roster)
 	c.Clashes = append(c.Clashes, clashes...)
 	return winners
 }

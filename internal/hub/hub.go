@@ -122,7 +122,7 @@ func New(opts Options) *Hub {
 		h.reserved[n] = true
 	}
 	h.owners.approvals = opts.Approvals
-	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved, &h.owners, h.configured))
+	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved, &h.owners, nil))
 	return h
 }
 
@@ -179,7 +179,7 @@ func (h *Hub) rebuildLocked() {
 			})
 		}
 	}
-	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved, &h.owners, h.configured)
+	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved, &h.owners, h.roster())
 	for _, c := range cat.Clashes {
 		h.logger.Warn("catalog clash", "detail", c)
 	}
@@ -190,12 +190,15 @@ func (h *Hub) rebuildLocked() {
 // on has changed (an approved tool pin).
 func (h *Hub) Refresh() { h.rebuild() }
 
-// configured reports whether a server of that name is configured.
-func (h *Hub) configured(name string) bool {
+// roster maps every configured server to its namespace.
+func (h *Hub) roster() map[string]string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, ok := h.servers[name]
-	return ok
+	out := make(map[string]string, len(h.servers))
+	for name, s := range h.servers {
+		out[name] = s.config().Namespace()
+	}
+	return out
 }
 
 // visible lists the configured servers, plus removed ones still draining

@@ -31,20 +31,28 @@ type candidate struct {
 }
 
 // decide returns, for each contested or new name, the server that exposes
-// it, and the clash lines for the others. configured reports whether a
-// server is still configured: a removed owner's names are free again.
-func (o *owners) decide(cands map[string][]candidate, sep string, configured func(string) bool) (map[string]string, []string) {
+// it, and the clash lines for the others. roster maps every configured
+// server to its namespace: a removed owner's names are free again, and a
+// name that a configured server's namespace holds more tightly than the
+// candidate's (x's tool y__z against server x__y's z) is kept for that
+// server whether or not it is up yet, so that start-up order decides nothing.
+func (o *owners) decide(cands map[string][]candidate, sep string, roster map[string]string) (map[string]string, []string) {
 	if o.first == nil {
 		o.first = map[string]string{}
 	}
 	for name, server := range o.first {
-		if !configured(server) {
+		if _, ok := roster[server]; !ok {
 			delete(o.first, name)
 		}
 	}
 	winners := make(map[string]string, len(cands))
 	var clashes []string
 	for name, cs := range cands {
+		if _, ok := o.first[name]; !ok {
+			if nat := natural(name, sep, roster); nat != "" {
+				o.first[name] = nat
+			}
+		}
 		win := o.pick(name, cs, sep)
 		if win != "" {
 			winners[name] = win
@@ -73,19 +81,10 @@ func (o *owners) decide(cands map[string][]candidate, sep string, configured fun
 // most tightly, then by server name. It returns "" when the owner is
 // configured but does not list the name now: nobody takes it over.
 func (o *owners) pick(name string, cs []candidate, sep string) string {
-	has := func(server string) bool {
-		for _, c := range cs {
-			if c.server == server {
-				return true
-			}
-		}
-		return false
-	}
-	if o.approvals != nil {
-		if s := o.approvals.ApprovedOwner(name); s != "" && has(s) {
-			o.first[name] = s
-			return s
-		}
+	has := func(server string) bool { return hasServer(cs, server) }
+	if s := o.approvedOwner(name); s != "" && has(s) {
+		o.first[name] = s
+		return s
 	}
 	if owner, ok := o.first[name]; ok {
 		if has(owner) {
@@ -101,4 +100,36 @@ func (o *owners) pick(name string, cs []candidate, sep string) string {
 		}
 	}
 	return best.server
+}
+
+func (o *owners) approvedOwner(name string) string {
+	if o.approvals == nil {
+		return ""
+	}
+	return o.approvals.ApprovedOwner(name)
+}
+
+func hasServer(cs []candidate, server string) bool {
+	for _, c := range cs {
+		if c.server == server {
+			return true
+		}
+	}
+	return false
+}
+
+// natural returns the configured server whose namespace holds name most
+// tightly (the longest namespace that prefixes it, then by server name), or
+// "" when none does.
+func natural(name, sep string, roster map[string]string) string {
+	best, bestLen := "", -1
+	for server, ns := range roster {
+		if ns == "" || !strings.HasPrefix(name, ns+sep) {
+			continue
+		}
+		if len(ns) > bestLen || (len(ns) == bestLen && server < best) {
+			best, bestLen = server, len(ns)
+		}
+	}
+	return best
 }
