@@ -84,7 +84,6 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 	return c
 }
 
-
 // digestOf returns the digest the upstream computed when it listed t, or
 // computes it for an inventory built some other way.
 func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {

@@ -129,9 +129,13 @@ func TestSlowListenerDoesNotHoldCatalogBuild(t *testing.T) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer close(block)
-	wg.Go(func() { _, _ = h.Add(context.Background(), httpServer("a", serve(t, upstreamServer("a", "hold", nil)))) })
+	wg.Go(func() {
+		_, _ = h.Add(context.Background(), httpServer("a", serve(t, upstreamServer("a", "hold", nil))))
+	})
 	<-entered
-	wg.Go(func() { _, _ = h.Add(context.Background(), httpServer("b", serve(t, upstreamServer("b", "hold", nil)))) })
+	wg.Go(func() {
+		_, _ = h.Add(context.Background(), httpServer("b", serve(t, upstreamServer("b", "hold", nil))))
+	})
 	await(t, "b's tool in the catalog while a listener is busy", func() bool {
 		_, ok := h.Catalog().Tool("b__hold")
 		return ok

@@ -61,8 +61,8 @@ type Pins struct {
 	data   pinsFile
 	warned map[string]bool
 	seen   []func(*pinsFile) bool // recorded since the last save, to merge into the file
-	saving chan struct{} // non-nil while a save runs; closed when it ends
-	again  bool          // more was recorded while a save ran
+	saving chan struct{}          // non-nil while a save runs; closed when it ends
+	again  bool                   // more was recorded while a save ran
 }
 
 // Change is a tool whose definition differs from its pin.
