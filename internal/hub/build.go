@@ -105,6 +105,8 @@ func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]
 			}
 			name := naming.Join(s.namespace, sep, t.Name)
 			switch {
+			case s.inv.Digests[t].Refused != "":
+				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s refused: %s", name, s.name, s.inv.Digests[t].Refused))
 			case reserved[name]:
 				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s skipped: the name is a weft built-in", name, s.name))
 			case s.namespace == "" && strings.Contains(t.Name, sep):

@@ -148,13 +148,14 @@ func (c *Conn) httpClient(order *noteOrder) *http.Client {
 		IdleConnTimeout:       90 * time.Second,
 	}
 	headers := c.cfg.ExpandedHeaders(getenv(environ0()))
-	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order}}
+	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order, max: c.opts.MaxMessageBytes}}
 }
 
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
 	order   *noteOrder
+	max     int // bytes of one message, for shallowBody
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -165,6 +166,9 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if err == nil && t.max > 0 {
+		shallowBody(resp, t.max)
+	}
 	if err == nil && t.order != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &sseCounter{ReadCloser: resp.Body, order: t.order}
 	}

@@ -16,13 +16,16 @@ type Digest struct {
 	// Def covers the whole definition as listed: what the face compares to
 	// decide whether a client must be told of a change.
 	Def [32]byte
+	// Refused, when set, says why the tool is not served (an invalid
+	// schema); its server's other tools are.
+	Refused string
 }
 
 // digests computes each tool's Digest.
 func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
 	out := make(map[*mcp.Tool]Digest, len(tools))
 	for _, t := range tools {
-		d := Digest{Pin: policy.Hash(t)}
+		d := Digest{Pin: policy.Hash(t), Refused: checkSchema(t)}
 		if b, err := json.Marshal(t); err == nil {
 			d.Def = sha256.Sum256(b)
 		}
