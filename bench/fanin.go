@@ -20,6 +20,7 @@ type faninRow struct {
 	ActiveMS        float64 `json:"start_to_all_active_ms"`
 	SlowestSingleMS float64 `json:"slowest_single_start_ms"`
 	ActiveRatio     float64 `json:"active_ratio"` // ActiveMS ÷ SlowestSingleMS
+	StartCPUMS      float64 `json:"weft_cpu_to_all_listed_ms"`
 	RSSMB           float64 `json:"rss_mb"`
 	PeakRSSMB       float64 `json:"peak_rss_mb"`
 	ListP50MS       float64 `json:"tools_list_p50_ms"`
@@ -137,6 +138,9 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 		return err
 	}
 	row.ActiveMS = ms(time.Since(t0))
+	if row.StartCPUMS, err = cpuMS(p.pid()); err != nil {
+		return err
+	}
 	if row.SlowestSingleMS > 0 {
 		row.ActiveRatio = row.ActiveMS / row.SlowestSingleMS
 	}
