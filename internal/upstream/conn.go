@@ -49,6 +49,9 @@ type Options struct {
 	// KeepAlive is the interval of pings that detect a hung upstream; two
 	// missed pings end the session (0: no pings).
 	KeepAlive time.Duration
+	// RelistInterval is the least time between two re-lists after
+	// list_changed (default DefaultRelistInterval).
+	RelistInterval time.Duration
 }
 
 // Info describes the server at the other end, from its handshake.
