@@ -150,6 +150,7 @@ func (a *app) announce(ctx context.Context, rt *runtime, addr string) (wait func
 	go func() {
 		defer close(done)
 		rt.hub.Settle(ctx)
+		rt.pins.Flush() // so that whoever waits for the line finds the pins saved
 		if ctx.Err() == nil {
 			a.announceServers(rt)
 		}

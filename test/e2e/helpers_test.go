@@ -92,7 +92,7 @@ type served struct {
 
 var (
 	listenRe  = regexp.MustCompile(`listening on (http://\S+/mcp)`)
-	settledRe = regexp.MustCompile(`MCP servers active|No MCP servers configured`)
+	settledRe = regexp.MustCompile(`MCP servers active|weft mcp add everything`)
 )
 
 // serve starts `weft serve` on a free port and waits until it listens.
