@@ -119,17 +119,23 @@ func hasServer(cs []candidate, server string) bool {
 }
 
 // natural returns the configured server whose namespace holds name most
-// tightly (the longest namespace that prefixes it, then by server name), or
-// "" when none does.
+// tightly (the longest namespace that prefixes it), or "" when none does or
+// several share that namespace: then the first to expose the name owns it.
 func natural(name, sep string, roster map[string]string) string {
-	best, bestLen := "", -1
+	best, bestLen, shared := "", -1, false
 	for server, ns := range roster {
 		if ns == "" || !strings.HasPrefix(name, ns+sep) {
 			continue
 		}
-		if len(ns) > bestLen || (len(ns) == bestLen && server < best) {
-			best, bestLen = server, len(ns)
+		switch {
+		case len(ns) > bestLen:
+			best, bestLen, shared = server, len(ns), false
+		case len(ns) == bestLen:
+			shared = true
 		}
+	}
+	if shared {
+		return ""
 	}
 	return best
 }
