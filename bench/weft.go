@@ -156,21 +156,7 @@ func waitListed(ctx context.Context, base string, servers, tools int) error {
 
 // waitActive polls the admin status until want servers are active.
 func waitActive(ctx context.Context, base string, want int) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		st, err := status(ctx, base)
-		if err == nil && active(st) >= want {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %d active servers (last: %d, err %v): %w", want, active(st), err, ctx.Err())
-		case <-tick.C:
-		}
-	}
+	return waitListed(ctx, base, want, 0)
 }
 
 // listTools lists every tool, following pagination, and says how many.
