@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/weft-dev/weft/internal/config"
@@ -29,6 +30,7 @@ func (h *Hub) Start(servers map[string]*config.Server) {
 	if h.closed {
 		return
 	}
+	slots := make(chan struct{}, startSlots)
 	for _, name := range names {
 		if _, ok := h.servers[name]; ok {
 			continue
@@ -38,9 +40,33 @@ func (h *Hub) Start(servers map[string]*config.Server) {
 		h.bg.Add(1)
 		go func() {
 			defer h.bg.Done()
-			h.firstConnect(s)
+			h.slowStart(s, slots)
 		}()
 	}
+}
+
+// startSlots bounds how many first connections start at once, and
+// slotHold how long one may hold its slot: a hundred children launched
+// together would take the CPU from the faces that must answer at once, while
+// a hung server gives its slot up after slotHold and delays nobody for long.
+const (
+	startSlots = 8
+	slotHold   = 500 * time.Millisecond
+)
+
+// slowStart makes the first connection of s once a start slot is free.
+func (h *Hub) slowStart(s *server, slots chan struct{}) {
+	select {
+	case slots <- struct{}{}:
+	case <-s.life.Done():
+		s.markSettled()
+		return
+	}
+	var once sync.Once
+	release := func() { once.Do(func() { <-slots }) }
+	hold := time.AfterFunc(slotHold, release)
+	defer func() { hold.Stop(); release() }()
+	h.firstConnect(s)
 }
 
 // firstConnect makes the first connection attempt of a server registered by
