@@ -50,8 +50,8 @@ func (h *Hub) Start(servers map[string]*config.Server) {
 // together would take the CPU from the faces that must answer at once, while
 // a hung server gives its slot up after slotHold and delays nobody for long.
 const (
-	startSlots = 8
-	slotHold   = 500 * time.Millisecond
+	startSlots = 16
+	slotHold   = 250 * time.Millisecond
 )
 
 // slowStart makes the first connection of s once a start slot is free.
