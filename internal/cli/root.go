@@ -39,11 +39,17 @@ type app struct {
 // printed as one line on stderr.
 func Main(args []string) int {
 	tuneGC()
-	a := &app{stdout: os.Stdout, stderr: os.Stderr}
-	root := a.rootCommand()
-	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return run(ctx, args, os.Stdout, os.Stderr)
+}
+
+// run is Main with its context and output given: the CLI's tests run it
+// in-process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(a.stderr, "weft: "+a.secrets.Redact(oneLine(err)))
 		var ee exitError
