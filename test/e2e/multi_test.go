@@ -51,7 +51,7 @@ func TestConcurrentMcpAddAllLand(t *testing.T) {
 			}
 			out, _, _ := e.run("mcp", "list", "--json")
 			var l struct {
-				Source  string `json:"source"`
+				Source  string                    `json:"source"`
 				Servers []struct{ Status string } `json:"servers"`
 			}
 			if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Servers) != c.n {
