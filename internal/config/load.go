@@ -52,7 +52,7 @@ var knownKeys = map[string]string{
 	"delegation": delegationKeys,
 }
 
-// ResolvePath finds weft.toml (SPEC G6): the --config value if non-empty,
+// ResolvePath finds weft.toml: the --config value if non-empty,
 // else $WEFT_CONFIG, else ./weft.toml if it exists, else ~/.weft/weft.toml
 // (returned even when missing).
 func ResolvePath(explicit string) string {

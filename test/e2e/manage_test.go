@@ -11,7 +11,7 @@ import (
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
-// TestManageAddThroughRunningWeft covers SPEC S3 end to end: an AI client
+// TestManageAddThroughRunningWeft checks end to end: an AI client
 // of `weft serve` asks mcp_manage to add a server, the human approves the
 // exact command through elicitation, the server runs, is written to
 // weft.toml, is logged with who asked, and the hot reload that follows
