@@ -64,12 +64,18 @@ type TxnResult struct {
 // Change runs t on the weft.toml at path: lock, read (checking IfMatch),
 // edit, load and validate, apply, write atomically (keeping everything the
 // edit did not touch, comments included), undo the apply if the write fails.
+//
+// A change without Edit only reads the file, which atomic replacement keeps
+// whole, so it takes no lock: a config in a read-only directory still
+// reloads.
 func Change(ctx context.Context, path string, t Txn) (TxnResult, error) {
-	unlock, err := filelock.Lock(ctx, path)
-	if err != nil {
-		return TxnResult{}, fmt.Errorf("cannot lock %s for editing: %w", path, err)
+	if t.Edit != nil {
+		unlock, err := filelock.Lock(ctx, path)
+		if err != nil {
+			return TxnResult{}, fmt.Errorf("cannot lock %s for editing: %w", path, err)
+		}
+		defer unlock()
 	}
-	defer unlock()
 	data, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
