@@ -53,9 +53,18 @@ func (d *Daemon) Change(ctx context.Context, e Edit) (Result, error) {
 	tr, err := config.Change(ctx, d.path, config.Txn{IfMatch: e.IfMatch, Edit: e.File,
 		Apply: func(ctx context.Context, next *config.Config) (func(), error) {
 			p := d.diff(next)
-			removals = p.remove
 			res.ApplyResult = p.result()
-			return d.connect(ctx, p, e.Verify, res.Failed)
+			if e.File != nil {
+				removals = p.remove
+				return d.connect(ctx, p, e.Verify, res.Failed)
+			}
+			// A reload writes nothing, so nothing can fail after it: drain
+			// removed servers while the new ones connect, as before.
+			var wg sync.WaitGroup
+			wg.Go(func() { parallel(p.remove, func(name string) { _ = d.hub.Remove(context.WithoutCancel(ctx), name) }) })
+			undo, err := d.connect(ctx, p, e.Verify, res.Failed)
+			wg.Wait()
+			return undo, err
 		}})
 	if err != nil {
 		return Result{}, err
