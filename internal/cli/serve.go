@@ -4,75 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
-	"github.com/weft-dev/weft/internal/policy"
 )
 
 // shutdownGrace bounds how long weft drains calls when asked to stop.
 const shutdownGrace = 10 * time.Second
-
-// runtime is a started hub and face, with its config watcher.
-type runtime struct {
-	cfg *config.Config
-	hub *hub.Hub
-	gw  *gateway.Gateway
-	// pins withhold tools whose definition changed (SPEC S5).
-	pins *policy.Pins
-}
-
-// start loads the config, builds the face and starts connecting every
-// enabled upstream in the background.
-func (a *app) start(ctx context.Context) (*runtime, error) {
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return nil, err
-	}
-	pins, err := policy.OpenPins(policy.PinsPath(cfg.Path), cfg.Security.Pinning, a.logger)
-	if err != nil {
-		return nil, err
-	}
-	hopts := hubOptions(cfg, a.logger)
-	hopts.ToolFilter = pins.Filter
-	hopts.Approvals = pins
-	if cfg.Security.BlockPrivateURLs {
-		hopts.Upstream.DialControl = policy.RefusePrivateDial
-	}
-	depth := delegationDepth(&hopts)
-	h := hub.New(hopts)
-	pins.OnChange = h.Refresh
-	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h),
-		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
-		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
-		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Delegate:        a.delegator(cfg, depth)})
-	// Upstreams connect in the background: the face answers at once and
-	// each server's tools appear as it comes up.
-	h.Start(cfg.Servers)
-	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins}, nil
-}
-
-// settle waits for every upstream's first connection attempt, for one-shot
-// commands that need the whole catalog before they begin.
-func (r *runtime) settle(ctx context.Context, logger *slog.Logger) {
-	for name, err := range r.hub.Settle(ctx) {
-		logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
-	}
-}
-
-func (r *runtime) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	r.hub.Close(ctx)
-	r.pins.Flush()
-}
 
 func (a *app) serveCommand() *cobra.Command {
 	var listen string
@@ -89,15 +33,16 @@ func (a *app) serveCommand() *cobra.Command {
 }
 
 func (a *app) serve(ctx context.Context, listen string) error {
-	rt, err := a.start(ctx)
+	d, err := a.startDaemon(ctx)
 	if err != nil {
 		return err
 	}
-	defer rt.stop()
+	defer stopDaemon(d)
+	cfg := d.Config()
 	if listen == "" {
-		listen = rt.cfg.Gateway.Listen
+		listen = cfg.Gateway.Listen
 	}
-	hopts, err := httpOptions(rt.cfg, listen)
+	hopts, err := daemon.HTTPOptions(cfg, listen)
 	if err != nil {
 		return err
 	}
@@ -107,18 +52,15 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	}
 	addr := ln.Addr().String()
 	hopts.Listen = addr
-	srv := &http.Server{Handler: rt.gw.HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
-	stateFile, err := writeServeState(rt.cfg.Path, addr)
+	srv := &http.Server{Handler: d.Gateway().HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
+	unannounce, err := daemon.Announce(d.Path(), addr)
 	if err != nil {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)
 	}
-	defer removeServeState(stateFile)
+	defer unannounce()
 	announceCtx, stopAnnounce := context.WithCancel(ctx)
-	waitAnnounce := a.announce(announceCtx, rt, addr)
+	waitAnnounce := a.announce(announceCtx, d, addr)
 	defer func() { stopAnnounce(); waitAnnounce() }()
-
-	stopWatch := a.startWatcher(ctx, rt)
-	defer stopWatch()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -139,35 +81,34 @@ func (a *app) serve(ctx context.Context, listen string) error {
 // announce tells the user where weft listens, at once, and what it serves
 // once every upstream's first connection attempt is over (in the
 // background: a hung upstream delays only that line).
-func (a *app) announce(ctx context.Context, rt *runtime, addr string) (wait func()) {
+func (a *app) announce(ctx context.Context, d *daemon.Daemon, addr string) (wait func()) {
 	fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
-	if len(rt.hub.Names()) == 0 {
-		fmt.Fprintf(a.stderr, "No MCP servers configured yet (config: %s). Add one, and this weft picks it up:\n", rt.cfg.Path)
+	if len(d.Hub().Names()) == 0 {
+		fmt.Fprintf(a.stderr, "No MCP servers configured yet (config: %s). Add one, and this weft picks it up:\n", d.Path())
 		fmt.Fprintln(a.stderr, "  weft mcp add everything npx -- -y @modelcontextprotocol/server-everything")
 		return func() {}
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rt.hub.Settle(ctx)
-		rt.pins.Flush() // so that whoever waits for the line finds the pins saved
+		d.Settle(ctx)
 		if ctx.Err() == nil {
-			a.announceServers(rt)
+			a.announceServers(d)
 		}
 	}()
 	return func() { <-done }
 }
 
 // announceServers prints how many upstreams are active and the tool count.
-func (a *app) announceServers(rt *runtime) {
-	servers := rt.hub.List()
+func (a *app) announceServers(d *daemon.Daemon) {
+	servers := d.Hub().List()
 	active := 0
 	for _, s := range servers {
 		if s.Status == hub.StatusActive {
 			active++
 		}
 	}
-	fmt.Fprintf(a.stderr, "%d of %d MCP servers active, %d tools (config: %s)\n", active, len(servers), len(rt.hub.Catalog().Tools), rt.cfg.Path)
+	fmt.Fprintf(a.stderr, "%d of %d MCP servers active, %d tools (config: %s)\n", active, len(servers), len(d.Hub().Catalog().Tools), d.Path())
 }
 
 func (a *app) mcpServerCommand() *cobra.Command {
@@ -176,14 +117,12 @@ func (a *app) mcpServerCommand() *cobra.Command {
 		Short: "Serve the gateway over stdio, for an MCP client that launches weft",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rt, err := a.start(cmd.Context())
+			d, err := a.startDaemon(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer rt.stop()
-			stopWatch := a.startWatcher(cmd.Context(), rt)
-			defer stopWatch()
-			err = rt.gw.ServeStdio(cmd.Context())
+			defer stopDaemon(d)
+			err = d.Gateway().ServeStdio(cmd.Context())
 			if err != nil && cmd.Context().Err() == nil && !errors.Is(err, context.Canceled) {
 				return fmt.Errorf("stdio session: %w", err)
 			}

@@ -1,7 +1,7 @@
 // Package policy decides which upstream tools weft exposes beyond the
 // per-server allow/deny lists: it pins each tool's definition the first time
 // weft sees it and withholds a tool whose definition later changes until the
-// user approves the change (SPEC S5).
+// user approves the change.
 package policy
 
 import (
