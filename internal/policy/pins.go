@@ -231,8 +231,13 @@ func (p *Pins) mergeAndSave() {
 	}
 	differs := !equalPins(fresh, p.data)
 	p.data = fresh
+	// Encoded under the lock: Filter changes these maps once it is released.
+	b, err := json.MarshalIndent(fresh, "", "  ")
 	p.mu.Unlock()
-	if err := p.write(fresh); err != nil {
+	if err == nil {
+		err = p.writeBytes(b)
+	}
+	if err != nil {
 		p.logger.Warn("cannot save tool pins", "path", p.path, "err", err)
 	}
 	if differs && p.OnChange != nil {
@@ -305,6 +310,11 @@ func (p *Pins) write(d pinsFile) error {
 	if err != nil {
 		return err
 	}
+	return p.writeBytes(b)
+}
+
+// writeBytes replaces the pins file with b.
+func (p *Pins) writeBytes(b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p.path), 0o700); err != nil {
 		return err
 	}
