@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,19 +21,11 @@ func TestFaceServesCallsMadeWhileUpstreamConnects(t *testing.T) {
 	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
 		return testutil.NewServer(testutil.ServerOptions{Name: "slow"})
 	}, nil)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-gate:
-		case <-r.Context().Done():
-			return
-		}
-		inner.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	url := testutil.ServeGatedHTTP(t, inner, gate)
 	h := hub.New(hub.Options{Reserved: gateway.BuiltinNames})
 	t.Cleanup(func() { h.Close(context.Background()) })
 	gw := gateway.New(h, gateway.Options{Version: "test"})
-	h.Start(map[string]*config.Server{"slow": {Name: "slow", Type: config.TransportHTTP, Target: srv.URL, TimeoutMS: 30_000}})
+	h.Start(map[string]*config.Server{"slow": {Name: "slow", Type: config.TransportHTTP, Target: url, TimeoutMS: 30_000}})
 
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := gw.Server().Connect(ctx, st, nil)

@@ -3,8 +3,6 @@ package hub_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/testutil"
 )
 
 // hungServer is a stdio upstream that never answers the handshake.
@@ -67,18 +66,9 @@ func TestCallOfConnectingServerFailsWithStillConnecting(t *testing.T) {
 // server comes up, instead of failing as an unknown tool.
 func TestCallWaitsForServerToConnect(t *testing.T) {
 	gate := make(chan struct{})
-	inner := (&switchable{srv: upstreamServer("slow", "hold", nil)}).handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-gate:
-		case <-r.Context().Done():
-			return
-		}
-		inner.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	url := testutil.ServeGatedHTTP(t, (&switchable{srv: upstreamServer("slow", "hold", nil)}).handler(), gate)
 	h := newHub(t, hub.Options{})
-	h.Start(map[string]*config.Server{"slow": httpServer("slow", srv.URL)})
+	h.Start(map[string]*config.Server{"slow": httpServer("slow", url)})
 	if st := status(t, h, "slow"); st.Status != hub.StatusConnecting {
 		t.Fatalf("status = %s, want connecting", st.Status)
 	}
