@@ -87,11 +87,11 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	}
 	meta, err := g.delegate(req.Params.Meta)
 	if err != nil {
-		return errorResult(err), nil
+		return metaToolError(err), nil
 	}
 	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, in.Name, in.Arguments, meta)
 	if err != nil {
-		return errorResult(err), nil
+		return metaToolError(err), nil
 	}
 	return res, nil
 }
