@@ -12,7 +12,9 @@ import (
 // S6): a non-loopback address needs a bearer token, read from the variable
 // security.http_token_env names.
 func httpOptions(cfg *config.Config, listen string) (gateway.HTTPOptions, error) {
-	o := gateway.HTTPOptions{Listen: listen}
+	gw := cfg.Gateway
+	o := gateway.HTTPOptions{Listen: listen, MaxConnections: gw.MaxConnections, IdleTimeout: gw.IdleTimeout.Std(),
+		BodyTimeout: gw.BodyTimeout.Std(), MaxSessions: gw.MaxSessions, SessionIdleTimeout: gw.SessionIdleTimeout.Std()}
 	if name := cfg.Security.HTTPTokenEnv; name != "" {
 		o.Token = os.Getenv(name)
 		if o.Token == "" {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
@@ -44,7 +45,10 @@ type Gateway struct {
 	hub    *hub.Hub
 	opts   Options
 	logger *slog.Logger
-	server *mcp.Server
+	// quietLogger rate-limits the SDK's lines that one event repeats per
+	// session (ratelog.go).
+	quietLogger *slog.Logger
+	server      *mcp.Server
 
 	mu        sync.Mutex // serialises sync
 	tools     map[string][32]byte
@@ -66,13 +70,13 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		hub: h, opts: opts, logger: opts.Logger,
+		hub: h, opts: opts, logger: opts.Logger, quietLogger: newQuietLogger(opts.Logger, 5*time.Second),
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
-		Logger:       opts.Logger,
+		Logger:       g.quietLogger,
 		Instructions: "weft exposes the tools, resources and prompts of several MCP servers, each namespaced as <server>__<name>. Use weft__search_tools to find tools that are not listed.",
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},

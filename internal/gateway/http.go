@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
@@ -31,14 +30,15 @@ func (g *Gateway) Handler() http.Handler { return g.HandlerWith(g.opts.HTTP) }
 // HandlerWith is Handler with the HTTP face's guard options given by the
 // caller, who knows the address actually bound.
 func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
+	o = o.withDefaults()
 	mux := http.NewServeMux()
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
-		Logger:                g.logger,
-		SessionTimeout:        30 * time.Minute,
+		Logger:                g.quietLogger,
+		SessionTimeout:        o.SessionIdleTimeout,
 		CrossOriginProtection: http.NewCrossOriginProtection(),
 		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
 	})
-	mux.Handle(Endpoint, mcpHandler)
+	mux.Handle(Endpoint, capSessions(g.server, o.MaxSessions, mcpHandler))
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	return guard(mux, o)

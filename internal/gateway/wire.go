@@ -49,10 +49,13 @@ const toolPrefix = "weft: "
 // upstream's own JSON-RPC error unchanged, a JSON-RPC error for a wrong
 // request, and otherwise a tool result with isError set.
 func toolError(err error) (*mcp.CallToolResult, error) {
-	if wire := upstreamError(err); wire != nil {
-		return nil, wire
+	code, ok := wireCode(err)
+	if !ok {
+		if wire := upstreamError(err); wire != nil {
+			return nil, wire
+		}
 	}
-	if code := wireCode(err); code != asToolResult {
+	if code != asToolResult {
 		return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
 	}
 	return errorResult(errors.New(toolPrefix + err.Error())), nil
@@ -64,32 +67,39 @@ func requestError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if wire := upstreamError(err); wire != nil {
-		return wire
+	code, ok := wireCode(err)
+	if !ok {
+		if wire := upstreamError(err); wire != nil {
+			return wire
+		}
 	}
-	code := wireCode(err)
 	if code == asToolResult {
 		code = jsonrpc.CodeInternalError
 	}
 	return &jsonrpc.Error{Code: code, Message: err.Error()}
 }
 
-// wireCode looks err up in wireRules; an error none matches is weft's own
-// failure.
-func wireCode(err error) int64 {
+// wireCode looks err up in wireRules; ok is false when no rule matches.
+// The rules come first: weft's own failure may wrap a JSON-RPC error the
+// SDK made up locally.
+func wireCode(err error) (code int64, ok bool) {
 	for _, r := range wireRules {
 		if errors.Is(err, r.err) {
-			return r.code
+			return r.code, true
 		}
 	}
-	return asToolResult
+	return asToolResult, false
 }
+
+// codeRejectedByTransport is the go-sdk's own error for a request its
+// transport could not deliver: a local failure, not the upstream's answer.
+const codeRejectedByTransport = -32005
 
 // upstreamError returns the JSON-RPC error an upstream answered, which is
 // relayed as it was sent: its code and data are the upstream's to define.
 func upstreamError(err error) *jsonrpc.Error {
 	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
+	if errors.As(err, &wire) && wire.Code != codeRejectedByTransport {
 		return wire
 	}
 	return nil

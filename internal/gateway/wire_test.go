@@ -57,7 +57,7 @@ func TestErrorToWireTable(t *testing.T) {
 		return err
 	}
 	srv("slow", func(c *config.Server) {
-		c.TimeoutMS, c.FailureThreshold, c.ResetTimeout = 100, 1, config.Duration(time.Hour)
+		c.TimeoutMS, c.FailureThreshold, c.ResetTimeout = 1000, 1, config.Duration(time.Hour)
 	})
 	srv("busy", func(c *config.Server) { c.MaxConcurrentCalls = 1 })
 	srv("drain", nil)
@@ -92,7 +92,7 @@ func TestErrorToWireTable(t *testing.T) {
 		{"disconnected", disconnectedErr, `^result isError=true weft: dead: server disconnected \(connect dead: [^)]*\)$`},
 		{"still connecting", connectingErr, `^result isError=true weft: late: server still connecting; retry in a moment$`},
 		{"timeout", timeoutErr,
-			`^result isError=true weft: slow: no answer within the server's timeout_ms \(100ms\); raise it if the tool is slow$`},
+			`^result isError=true weft: slow: no answer within the server's timeout_ms \(1s\); raise it if the tool is slow$`},
 		{"breaker open", breakerErr,
 			`^result isError=true weft: slow: circuit open after 1 consecutive failures; next probe in 3600s$`},
 		{"limit", limitErr,

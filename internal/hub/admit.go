@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"net"
 
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -52,7 +53,7 @@ func (h *Hub) guarded(ctx context.Context, name string, call func(context.Contex
 	}
 	defer g.leave()
 	err = call(ctx, g.conn)
-	if err != nil && callerCtx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+	if err != nil && callerCtx.Err() == nil && timedOut(err) {
 		err = &timeoutError{limit: timeout, cause: err}
 	}
 	br.record(probe, classify(callerCtx, err))
@@ -87,4 +88,12 @@ func (h *Hub) acquire(ctx context.Context, sem chan struct{}) (release func(), e
 			<-sem
 		}
 	}, nil
+}
+
+// timedOut reports a request ended by the server's timeout: the call's
+// deadline, or the HTTP transport's wait for response headers, which is
+// bounded by the same timeout_ms.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
