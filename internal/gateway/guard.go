@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -157,59 +156,10 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time
 		refuse(w, "weft: cannot read request body", http.StatusBadRequest)
 		return false
 	}
-	if msg := CheckMessage(body); msg != "" {
-		refuse(w, "weft: "+msg, http.StatusBadRequest)
+	if bad := checkMessage(body); bad != nil {
+		refuseMessage(w, bad)
 		return false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return true
-}
-
-// CheckMessage returns why a JSON-RPC message is refused, or "": a batch
-// (SPEC S10), or an object holding two keys that differ only in case, which
-// case-insensitive decoders would read differently from weft.
-func CheckMessage(body []byte) string {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return "JSON-RPC batches are not accepted; send one message per request"
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if key, err := scanKeys(dec); err != nil {
-		return "request body is not valid JSON"
-	} else if key != "" {
-		return fmt.Sprintf("ambiguous message: key %q appears more than once (keys are compared ignoring case)", key)
-	}
-	return ""
-}
-
-// scanKeys walks one JSON value and returns the first key of an object that
-// repeats another key of the same object, ignoring case.
-func scanKeys(dec *json.Decoder) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return "", nil
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		if d == '{' {
-			k, err := dec.Token()
-			if err != nil {
-				return "", err
-			}
-			key := strings.ToLower(fmt.Sprint(k))
-			if seen[key] {
-				return fmt.Sprint(k), nil
-			}
-			seen[key] = true
-		}
-		if dup, err := scanKeys(dec); err != nil || dup != "" {
-			return dup, err
-		}
-	}
-	_, err = dec.Token() // the closing delimiter
-	return "", err
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 
@@ -83,9 +84,16 @@ func (g *Gateway) ServeStdio(ctx context.Context) error {
 	if limit <= 0 {
 		limit = config.DefaultMaxMessageBytes
 	}
+	return g.serveIO(ctx, os.Stdin, os.Stdout, limit)
+}
+
+// serveIO serves one client over a pair of streams, answering refused
+// lines itself (stdio.go).
+func (g *Gateway) serveIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser, limit int) error {
+	w := &lockedWriter{w: out}
 	return g.server.Run(ctx, &mcp.IOTransport{
-		Reader:        stdinGuard(os.Stdin, limit, g.logger),
-		Writer:        os.Stdout,
-		MaxLineLength: limit,
+		Reader:        newStdinFilter(in, limit, w, g.quietLogger),
+		Writer:        w,
+		MaxLineLength: limit + 1, // lines are bounded (and refused) before the SDK sees them
 	})
 }

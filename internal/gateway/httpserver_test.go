@@ -166,3 +166,13 @@ func sessionIDs(g *Gateway) []string {
 	}
 	return ids
 }
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	return c
+}

@@ -25,7 +25,7 @@ type quietState struct {
 }
 
 // noisyPrefixes start the messages rate-limited.
-var noisyPrefixes = []string{"calling notifications/", "failed to connect", "session not found"}
+var noisyPrefixes = []string{"calling notifications/", "failed to connect", "stdio client message refused", "method invalid during initialization"}
 
 func newQuietLogger(l *slog.Logger, every time.Duration) *slog.Logger {
 	return slog.New(&quietNotices{Handler: l.Handler(), state: &quietState{every: every}})

@@ -1,10 +1,15 @@
 package gateway
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,6 +42,9 @@ func capSessions(server *mcp.Server, max int, next http.Handler) http.Handler {
 func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	if id == "" {
+		if r.Method == http.MethodPost && needsSession(w, r) {
+			return
+		}
 		if r.Method == http.MethodPost && !c.makeRoom() {
 			w.Header().Set("Connection", "close")
 			http.Error(w, "weft: too many MCP sessions, all of them busy; retry later or raise gateway.max_sessions", http.StatusServiceUnavailable)
@@ -117,5 +125,35 @@ func (c *sessionCap) makeRoom() bool {
 		return false
 	}
 	_ = victim.Close()
+	return true
+}
+
+// sessionless are the methods a client may send before it has a session.
+var sessionless = map[string]bool{"initialize": true, "server/discover": true}
+
+// needsSession answers 400 (with a JSON-RPC error carrying the request's
+// id) for a POST without Mcp-Session-Id that is not an initialization,
+// and reports whether it did. The SDK would open a session for it and
+// answer 200 with an error code 0. Requests declaring a protocol revision
+// newer than the face's sessions are left to the handler: they need no
+// session.
+func needsSession(w http.ResponseWriter, r *http.Request) bool {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(legacyVersions, v) {
+		return false
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var head struct {
+		Method string `json:"method"`
+		ID     any    `json:"id"`
+	}
+	if err != nil || json.Unmarshal(body, &head) != nil || sessionless[head.Method] {
+		return false
+	}
+	id, _ := jsonrpc.MakeID(head.ID)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(errorResponse(&Refusal{jsonrpc.CodeInvalidRequest,
+		"Mcp-Session-Id header missing: send initialize first, then the session id it returned with every request"}, id))
 	return true
 }
