@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -118,15 +119,19 @@ func (a *app) delegator(cfg *config.Config, depth int) gateway.Delegator {
 }
 
 // Delegate runs one delegation for the face.
-func (g *gatewayDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (string, any, error) {
+func (g *gatewayDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (gateway.DelegateResult, error) {
 	r, err := g.runner()
 	if err != nil {
-		return "", nil, err
+		return gateway.DelegateResult{}, err
 	}
 	res, err := r.Run(ctx, delegate.Request{Task: in.Task, AllowedTools: in.AllowedTools, MaxTurns: in.MaxTurns, Depth: in.Depth},
 		func(e delegate.Event) { progress(e.String()) })
 	if err != nil {
-		return "", nil, err
+		return gateway.DelegateResult{}, err
 	}
-	return res.Answer, res, nil
+	b, err := json.Marshal(res)
+	if err != nil {
+		return gateway.DelegateResult{}, fmt.Errorf("encode the delegation's result: %w", err)
+	}
+	return gateway.DelegateResult{Answer: res.Answer, Data: b}, nil
 }

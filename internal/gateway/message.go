@@ -52,7 +52,7 @@ func checkMessage(body []byte) *Refusal {
 	case err == errTooDeep:
 		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("message nested deeper than %d levels", maxDepth)}
 	case err != nil:
-		return &Refusal{jsonrpc.CodeParseError, "request body is not valid JSON"}
+		return &Refusal{jsonrpc.CodeParseError, "message is not valid JSON"}
 	case key != "":
 		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("ambiguous message: key %q appears more than once (keys are compared ignoring case)", key)}
 	}

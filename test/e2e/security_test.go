@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -178,17 +179,27 @@ func TestHostileStdioMessagesAreAnswered(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, weftBinary(t), "--config", e.config, "mcp-server")
 			cmd.Env = e.environ()
-			cmd.Stdin = strings.NewReader(c.line + "\n" + initBody + "\n")
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			_ = cmd.Run()
-			if ctx.Err() != nil {
-				t.Fatal("weft mcp-server hung on a refused message")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-			lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-			if len(lines) != 2 || !strings.Contains(lines[0], c.says) || !strings.Contains(lines[0], `"error":{"code":-32`) ||
-				!strings.Contains(lines[1], `"result"`) {
-				t.Fatalf("stdout %q, stderr %q; want the refusal containing %q, then the answer to initialize", stdout.String(), stderr.String(), c.says)
+			defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
+			replies := bufio.NewScanner(stdout)
+			var got []string
+			for _, line := range []string{c.line, initBody} {
+				if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+					t.Fatalf("write: %v (stderr %q)", err, stderr.String())
+				}
+				if !replies.Scan() {
+					t.Fatalf("no answer to line %d; stdout so far %q, stderr %q", len(got)+1, got, stderr.String())
+				}
+				got = append(got, replies.Text())
+			}
+			if !strings.Contains(got[0], c.says) || !strings.Contains(got[0], `"error":{"code":-32`) || !strings.Contains(got[1], `"result"`) {
+				t.Fatalf("answers %q, stderr %q; want the refusal containing %q, then the answer to initialize", got, stderr.String(), c.says)
 			}
 		})
 	}
