@@ -92,4 +92,3 @@ func TestBuiltinSchemasKeepTheirContract(t *testing.T) {
 func containsJSON(raw json.RawMessage, frag string) bool {
 	return frag == "" || json.Valid(raw) && strings.Contains(string(raw), frag)
 }
-
