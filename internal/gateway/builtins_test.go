@@ -16,20 +16,7 @@ import (
 // arguments, enums and minimums staying what they were.
 func TestBuiltinSchemasKeepTheirContract(t *testing.T) {
 	ctx := context.Background()
-	h := hub.New(hub.Options{Reserved: BuiltinNames})
-	defer h.Close(ctx)
-	g := New(h, Options{Version: "test"})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := emptyFace(t)
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -91,4 +78,26 @@ func TestBuiltinSchemasKeepTheirContract(t *testing.T) {
 
 func containsJSON(raw json.RawMessage, frag string) bool {
 	return frag == "" || json.Valid(raw) && strings.Contains(string(raw), frag)
+}
+
+// emptyFace connects an in-memory client to a gateway over a hub with no
+// servers: only weft's own tools and handlers answer.
+func emptyFace(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	h := hub.New(hub.Options{Reserved: BuiltinNames})
+	t.Cleanup(func() { h.Close(ctx) })
+	g := New(h, Options{Version: "test"})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
 }

@@ -95,20 +95,7 @@ func TestRequestWithoutSessionGets400(t *testing.T) {
 // TestCompletionOfUnknownReference answers -32602, not code 0.
 func TestCompletionOfUnknownReference(t *testing.T) {
 	ctx := context.Background()
-	h := hub.New(hub.Options{Reserved: BuiltinNames})
-	defer h.Close(ctx)
-	g := New(h, Options{Version: "test"})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := emptyFace(t)
 	for _, ref := range []*mcp.CompleteReference{{Type: "ref/prompt", Name: "nope__p"}, {Type: "ref/resource", URI: "nope://x"}} {
 		_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "a", Value: "b"}})
 		var wire *jsonrpc.Error
