@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/upstream"
 )
 
 // asToolResult marks a failure that a tool call reports as a result with
@@ -22,7 +23,7 @@ type wireRule struct {
 // request was wrong (unknown name): a JSON-RPC error, as the SDK answers for
 // names it does not list. weft could not carry out a right request
 // (draining, disconnected, connecting, breaker, timeout, limit, upstream
-// gone): a tool result with isError for tools/call, and an internal error
+// gone, delegation too deep): a tool result with isError for tools/call, and an internal error
 // for the other requests, which have no error result. The errors carry
 // their context (the server's name, the limit) from where they were made;
 // nothing here adds to it.
@@ -38,6 +39,9 @@ var wireRules = []wireRule{
 	{hub.ErrTimeout, asToolResult},
 	{hub.ErrNoCallSlot, asToolResult},
 	{hub.ErrHubClosed, asToolResult},
+	{upstream.ErrUpstreamGone, asToolResult},
+	{upstream.ErrClosedInFlight, asToolResult},
+	{upstream.ErrHung, asToolResult},
 	{ErrDelegationDepth, asToolResult},
 }
 

@@ -62,7 +62,7 @@ func TestErrorToWireTable(t *testing.T) {
 	srv("busy", func(c *config.Server) { c.MaxConcurrentCalls = 1 })
 	srv("drain", nil)
 
-	timeoutErr := call(ctx, "slow__sleep", `{"ms":60000}`)
+	timeoutErr := call(ctx, "slow__sleep", `{"ms":2500}`) // outlives timeout_ms; short, so that the upstream can close
 	breakerErr := call(ctx, "slow__echo", `{"text":"x"}`)
 	limitErr := holdingSlot(t, h, "busy", func() error {
 		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
