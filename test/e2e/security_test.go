@@ -40,7 +40,7 @@ func post(t *testing.T, url, body string, header map[string]string) (int, string
 	return resp.StatusCode, string(b)
 }
 
-// TestHostileHTTPRequestsAreRefused covers SPEC S6 and S10: each hostile
+// TestHostileHTTPRequestsAreRefused: each hostile
 // request to the HTTP face gets its own refusal; a plain request still works.
 func TestHostileHTTPRequestsAreRefused(t *testing.T) {
 	e := newEnv(t)
@@ -79,7 +79,7 @@ func TestHostileHTTPRequestsAreRefused(t *testing.T) {
 	}
 }
 
-// TestNonLoopbackListenNeedsToken covers SPEC S6: binding every interface
+// TestNonLoopbackListenNeedsToken: binding every interface
 // without a bearer token is refused; with one, requests without it get 401
 // and the right token is accepted.
 func TestNonLoopbackListenNeedsToken(t *testing.T) {
@@ -110,7 +110,7 @@ func TestNonLoopbackListenNeedsToken(t *testing.T) {
 	}
 }
 
-// TestHostileServerEntriesAreRefused covers SPEC S1 and S2 through
+// TestHostileServerEntriesAreRefused checks through
 // `weft mcp add`: each entry is refused with its reason and nothing is
 // written to the config.
 func TestHostileServerEntriesAreRefused(t *testing.T) {
