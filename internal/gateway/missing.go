@@ -3,8 +3,8 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
 )
@@ -33,8 +33,14 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 			return g.forwardTool(ctx, call)
 		}
 		if errors.Is(err, hub.ErrConnecting) || g.hub.Unavailable(call.Params.Name) != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			return toolError(err)
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// unavailableTool is the error of a call to a tool whose server is not
+// active: unknown to the client, with the server's state as the reason.
+func unavailableTool(name string, why error) error {
+	return fmt.Errorf("%w %q: %w", hub.ErrUnknownTool, name, why)
 }

@@ -169,7 +169,7 @@ func (s *server) check() error {
 	case StatusDraining:
 		return serverError(s.name, ErrDraining)
 	case StatusConnecting:
-		return serverError(s.name, ErrConnecting)
+		return serverError(s.name, wrapReason(ErrConnecting, "its first connection is under way; `weft mcp list` shows its status"))
 	}
 	if s.lastErr != "" {
 		return serverError(s.name, wrapReason(ErrDisconnected, s.lastErr))
