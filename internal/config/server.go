@@ -135,6 +135,7 @@ func (s *Server) Clone() *Server {
 		p := *s.Prefix
 		c.Prefix = &p
 	}
+	c.OAuth = s.OAuth.clone()
 	return &c
 }
 

@@ -88,6 +88,8 @@ type Security struct {
 	// MaxDelegationDepth refuses a call that has already passed through this
 	// many wefts (SPEC S9; default 3).
 	MaxDelegationDepth int `toml:"max_delegation_depth"`
+	// TokenStore is where OAuth tokens live: auto, keychain or file.
+	TokenStore string `toml:"token_store"`
 }
 
 // Server is one upstream MCP server ([tools.mcp_servers.NAME]).
@@ -111,6 +113,8 @@ type Server struct {
 	// FailureThreshold and ResetTimeout override [breaker] for this server.
 	FailureThreshold int      `toml:"failure_threshold,omitempty"`
 	ResetTimeout     Duration `toml:"reset_timeout,omitempty"`
+	// OAuth configures how weft logs in to a protected remote server.
+	OAuth *OAuth `toml:"oauth,omitempty"`
 	// Source is the file the entry came from (weft.toml or a .mcp.json).
 	Source string `toml:"-"`
 }
