@@ -187,4 +187,3 @@ func (m *Manager) Logout(server string) (bool, error) {
 	}
 	return true, m.store.Delete(server)
 }
-

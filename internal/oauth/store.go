@@ -138,4 +138,3 @@ func OpenStore(kind string, getenv func(string) string) (Store, error) {
 	}
 	return nil, fmt.Errorf("unknown token store %q; use auto, keychain or file", kind)
 }
-
