@@ -12,7 +12,9 @@ import (
 // hubOptions turns the config's limits and breaker settings into the hub's
 // options, so that every command that runs a hub runs it the same way.
 func hubOptions(cfg *config.Config, logger *slog.Logger) hub.Options {
+	logins, stamp := upstreamLogins(cfg, logger)
 	return hub.Options{
+		LoginStamp:         stamp,
 		Logger:             logger,
 		Separator:          cfg.Gateway.Separator,
 		MaxTools:           cfg.Limits.MaxTools,
@@ -24,6 +26,7 @@ func hubOptions(cfg *config.Config, logger *slog.Logger) hub.Options {
 			Logger:          logger,
 			MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 			KeepAlive:       cfg.Limits.PingInterval.Std(),
+			OAuth:           logins,
 		},
 	}
 }

@@ -16,6 +16,7 @@ func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "Manage the MCP servers weft connects to"}
 	cmd.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(), a.mcpImportCommand(), a.mcpApproveCommand())
+	cmd.AddCommand(a.mcpLoginCommand(), a.mcpLogoutCommand())
 	return cmd
 }
 
@@ -24,6 +25,7 @@ func (a *app) mcpAddCommand() *cobra.Command {
 	var typ, prefix string
 	var timeoutMS int
 	var noVerify bool
+	var login loginFlags
 	cmd := &cobra.Command{
 		Use:   "add NAME TARGET [-- ARGS...]",
 		Short: "Add a server: connect to it, then record it in weft.toml",
@@ -42,9 +44,11 @@ func (a *app) mcpAddCommand() *cobra.Command {
 			if s.Headers, err = parsePairs(headers, ":", "--header"); err != nil {
 				return err
 			}
-			return a.mcpAdd(cmd.Context(), s, noVerify)
+			s.OAuth = login.table()
+			return a.mcpAdd(cmd.Context(), s, noVerify, &login)
 		},
 	}
+	login.register(cmd, true)
 	cmd.Flags().StringArrayVar(&envs, "env", nil, "environment variable K=V for a stdio server (repeatable; ${VAR} is expanded at connect time)")
 	cmd.Flags().StringArrayVar(&headers, "header", nil, "HTTP header K:V for a remote server (repeatable)")
 	cmd.Flags().StringVar(&typ, "type", "", "transport: stdio, http or sse (default: http for http(s):// targets, else stdio)")
@@ -70,7 +74,7 @@ func parsePairs(items []string, sep, flag string) (map[string]string, error) {
 	return out, nil
 }
 
-func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool) error {
+func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool, login *loginFlags) error {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
@@ -91,7 +95,7 @@ func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool) error
 	}
 	tools := -1
 	if !noVerify {
-		if tools, err = a.probe(ctx, cfg, s); err != nil {
+		if tools, err = a.probeWithLogin(ctx, cfg, s, login); err != nil {
 			return fmt.Errorf("could not add %s: %w (nothing was written; use --no-verify to record it anyway)", s.Name, err)
 		}
 	}

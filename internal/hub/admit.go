@@ -52,6 +52,10 @@ func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *u
 		err = fmt.Errorf("no answer within the server's timeout_ms (%v); raise it if the tool is slow: %w", timeout, err)
 	}
 	br.record(probe, classify(callerCtx, err))
+	if needsLogin(err) {
+		h.markNeedsLogin(s, g.conn, err)
+		return needsLoginError(name)
+	}
 	return err
 }
 

@@ -138,6 +138,9 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		if resp.StatusCode == http.StatusUnauthorized && h.refreshOn401(req) == nil {
 			return nil
 		}
+		if !h.managed() && !bearerChallenge(resp) {
+			return fmt.Errorf("%s answered %s without an OAuth challenge; check the credentials it expects", h.name, resp.Status)
+		}
 		return &NeedsLoginError{Server: h.name}
 	}
 	inner, err := h.innerHandler()
@@ -241,6 +244,26 @@ func (h *handler) refreshLocked(rec *Record) (*oauth2.Token, error) {
 type tokenSource struct{ h *handler }
 
 func (t tokenSource) Token() (*oauth2.Token, error) { return t.h.token() }
+
+// managed reports whether weft holds or is configured for a login here.
+func (h *handler) managed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	o := h.opts
+	configured := o.ClientID != "" || o.Grant != "" || o.ClientMetadataURL != "" || len(o.Scopes) > 0 || o.RedirectPort != 0
+	return configured || h.currentLocked() != nil
+}
+
+// bearerChallenge reports a WWW-Authenticate: Bearer challenge.
+func bearerChallenge(resp *http.Response) bool {
+	cs, _ := oauthex.ParseWWWAuthenticate(resp.Header[http.CanonicalHeaderKey("WWW-Authenticate")])
+	for _, c := range cs {
+		if c.Scheme == "bearer" {
+			return true
+		}
+	}
+	return false
+}
 
 // insufficientScope reports a 403 asking for more scopes (step-up).
 func insufficientScope(resp *http.Response) bool {

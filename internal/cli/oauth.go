@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/oauth"
+)
+
+// loginManager opens the token store the config names and returns the
+// OAuth manager over it; login nil makes it non-interactive (weft serve).
+func loginManager(cfg *config.Config, logger *slog.Logger, login *oauth.Login) (*oauth.Manager, error) {
+	store, err := oauth.OpenStore(cfg.Security.TokenStore, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return oauth.NewManager(oauth.ManagerOptions{Store: store, Login: login, Getenv: os.Getenv, Logger: logger}), nil
+}
+
+// upstreamLogins gives a hub the OAuth handler of each remote server and
+// the token store's change stamp. Without a usable store, remote servers
+// get no OAuth (static headers only) and the reason is logged.
+func upstreamLogins(cfg *config.Config, logger *slog.Logger) (func(*config.Server) auth.OAuthHandler, func() string) {
+	m, err := loginManager(cfg, logger, nil)
+	if err != nil {
+		logger.Warn("OAuth logins disabled: "+err.Error(), "fix", "set [security] token_store or WEFT_TOKEN_STORE")
+		return nil, nil
+	}
+	return m.Handler, m.Store().Stamp
+}
+
+// loginFlags are the mcp add and mcp login flags of the interactive login.
+type loginFlags struct {
+	noBrowser bool
+	oauth     config.OAuth
+}
+
+func (f *loginFlags) register(cmd *cobra.Command, withConfig bool) {
+	cmd.Flags().BoolVar(&f.noBrowser, "no-browser", false, "print the login URL without opening a browser")
+	if !withConfig {
+		return
+	}
+	cmd.Flags().StringVar(&f.oauth.ClientID, "client-id", "", "OAuth client registered for weft beforehand (default: register one dynamically)")
+	cmd.Flags().StringVar(&f.oauth.ClientSecretEnv, "client-secret-env", "", "environment variable holding that client's secret")
+	cmd.Flags().StringSliceVar(&f.oauth.Scopes, "scope", nil, "OAuth scope to request instead of the server's (repeatable)")
+	cmd.Flags().IntVar(&f.oauth.RedirectPort, "redirect-port", 0, "loopback port of the login callback (default: any free port)")
+	cmd.Flags().StringVar(&f.oauth.Grant, "grant", "", "authorization_code (default) or client_credentials")
+}
+
+// table returns the oauth table the flags describe, or nil for none.
+func (f *loginFlags) table() *config.OAuth {
+	o := f.oauth
+	if o.ClientID == "" && o.ClientSecretEnv == "" && len(o.Scopes) == 0 && o.RedirectPort == 0 && o.Grant == "" {
+		return nil
+	}
+	return &o
+}
+
+// interactiveLogin runs a server's login in this terminal: the URL on
+// stderr (stdout stays for results), a browser unless --no-browser, and a
+// countdown.
+func (a *app) interactiveLogin(ctx context.Context, cfg *config.Config, s *config.Server, f *loginFlags) error {
+	lb := &oauth.Loopback{Out: a.stderr, NoBrowser: f.noBrowser}
+	m, err := loginManager(cfg, a.quietLogger(), lb.Login())
+	if err != nil {
+		return err
+	}
+	return m.Login(ctx, s)
+}
+
+// probeWithLogin connects to s once; a server that asks for a login gets
+// one in this terminal first, then the connection is tried again, so that
+// mcp add records a server only once a token works.
+func (a *app) probeWithLogin(ctx context.Context, cfg *config.Config, s *config.Server, f *loginFlags) (int, error) {
+	tools, err := a.probe(ctx, cfg, s)
+	if !errors.Is(err, oauth.ErrNeedsLogin) {
+		return tools, err
+	}
+	if err := a.interactiveLogin(ctx, cfg, s, f); err != nil {
+		return 0, err
+	}
+	return a.probe(ctx, cfg, s)
+}
+
+func (a *app) mcpLoginCommand() *cobra.Command {
+	var f loginFlags
+	cmd := &cobra.Command{
+		Use:   "login NAME",
+		Short: "Log in to a remote server that uses OAuth (a running weft picks the new token up)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, s, err := a.configuredServer(args[0])
+			if err != nil {
+				return err
+			}
+			err = a.interactiveLogin(cmd.Context(), cfg, s, &f)
+			if errors.Is(err, oauth.ErrNotProtected) {
+				fmt.Fprintf(a.stdout, "%s does not ask for a login; nothing to do\n", s.Name)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Logged in to '%s'\n", s.Name)
+			return nil
+		},
+	}
+	f.register(cmd, false)
+	return cmd
+}
+
+func (a *app) mcpLogoutCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout NAME",
+		Short: "Forget the OAuth login of a server (a running weft stops using it within seconds)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			m, err := loginManager(cfg, a.quietLogger(), nil)
+			if err != nil {
+				return err
+			}
+			had, err := m.Logout(args[0])
+			if err != nil {
+				return err
+			}
+			if !had {
+				fmt.Fprintf(a.stdout, "No stored login for '%s'\n", args[0])
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Logged out of '%s'\n", args[0])
+			return nil
+		},
+	}
+}
+
+// configuredServer returns the config and the named server entry.
+func (a *app) configuredServer(name string) (*config.Config, *config.Server, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, ok := cfg.Servers[name]
+	if !ok {
+		return nil, nil, fmt.Errorf("no server named %q in %s; see `weft mcp list`", name, cfg.Path)
+	}
+	return cfg, s, nil
+}
+
