@@ -86,7 +86,7 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	if listen == "" {
 		listen = rt.cfg.Gateway.Listen
 	}
-	hopts, err := httpOptions(rt.cfg, listen)
+	hopts, err := httpOptions(ctx, rt.cfg, listen)
 	if err != nil {
 		return err
 	}

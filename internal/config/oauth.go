@@ -102,3 +102,37 @@ func ValidEnvName(name string) bool {
 	}
 	return true
 }
+
+// GatewayAuth is [gateway.auth]: the authorization server whose JWT access
+// tokens weft's HTTP face accepts.
+type GatewayAuth struct {
+	Issuer string `toml:"issuer"`
+	// Audience is the resource tokens must be issued for (default: the
+	// face's URL, http://LISTEN/mcp).
+	Audience string `toml:"audience,omitempty"`
+	// JWKSURL is where the signing keys are (default: from the issuer's
+	// RFC 8414 metadata, else its OpenID configuration).
+	JWKSURL        string   `toml:"jwks_url,omitempty"`
+	RequiredScopes []string `toml:"required_scopes,omitempty"`
+	// ClockSkew is the tolerance on exp and nbf (default 60s).
+	ClockSkew Duration `toml:"clock_skew,omitempty"`
+}
+
+func (a *GatewayAuth) validate(path string) error {
+	if a == nil {
+		return nil
+	}
+	for key, v := range map[string]string{"issuer": a.Issuer, "audience": a.Audience, "jwks_url": a.JWKSURL} {
+		if v == "" && key != "issuer" {
+			continue
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return invalidf("%s: gateway.auth.%s %q is not an http(s) URL; fix it", path, key, v)
+		}
+	}
+	if a.ClockSkew < 0 {
+		return invalidf("%s: gateway.auth.clock_skew is negative; use a duration such as \"60s\"", path)
+	}
+	return nil
+}

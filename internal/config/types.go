@@ -60,6 +60,8 @@ type Config struct {
 type Gateway struct {
 	Listen    string `toml:"listen"`    // host:port for `weft serve`
 	Separator string `toml:"separator"` // between namespace and item name
+	// Auth makes the HTTP face accept OAuth access tokens ([gateway.auth]).
+	Auth *GatewayAuth `toml:"auth,omitempty"`
 }
 
 // Limits bounds what weft exposes and accepts ([limits]).

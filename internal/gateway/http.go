@@ -41,6 +41,10 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux.Handle(Endpoint, mcpHandler)
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
+	if auth := o.Auth; auth != nil {
+		o.Token = "" // checked by auth, with the OAuth tokens
+		return auth(guard(mux, o))
+	}
 	return guard(mux, o)
 }
 
