@@ -46,7 +46,7 @@ func (h *handler) innerHandler() (auth.OAuthHandler, error) {
 }
 
 func (h *handler) codeHandlerLocked() (auth.OAuthHandler, error) {
-	redirect, err := h.redirectURL()
+	redirect, err := h.redirectURL(h.currentLocked())
 	if err != nil {
 		return nil, err
 	}

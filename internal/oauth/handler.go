@@ -204,7 +204,7 @@ func (h *handler) token() (*oauth2.Token, error) {
 		return nil, &oauth2.RetrieveError{ErrorCode: "invalid_grant", ErrorDescription: "logged out"}
 	}
 	tok := rec.Token()
-	if tok.Expiry.IsZero() || time.Until(tok.Expiry) > refreshMargin || rec.RefreshToken == "" {
+	if !rec.dueForRefresh(time.Now()) || rec.RefreshToken == "" {
 		return tok, nil
 	}
 	return h.refreshLocked(rec)
@@ -284,10 +284,15 @@ func drain(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// redirectURL returns the callback URL for the login.
-func (h *handler) redirectURL() (string, error) {
+// redirectURL returns the callback URL for the login. A client registered
+// at an earlier login is tied to its redirect URL, so its port is used
+// again while it is free.
+func (h *handler) redirectURL(prev *Record) (string, error) {
 	if h.m.login.RedirectURL != nil {
 		return h.m.login.RedirectURL(h.opts.RedirectPort)
+	}
+	if prev != nil && prev.Registered && h.opts.RedirectPort == 0 && loopbackFree(prev.RedirectURL) {
+		return prev.RedirectURL, nil
 	}
 	return LoopbackRedirect(h.opts.RedirectPort)
 }

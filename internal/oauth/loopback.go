@@ -31,6 +31,20 @@ func LoopbackRedirect(port int) (string, error) {
 	return "http://127.0.0.1:" + strconv.Itoa(port) + "/callback", nil
 }
 
+// loopbackFree reports whether the redirect URL's loopback port can be bound.
+func loopbackFree(redirectURL string) bool {
+	addr, err := callbackAddr(redirectURL)
+	if err != nil {
+		return false
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return false
+	}
+	_ = ln.Close()
+	return true
+}
+
 // Loopback is the interactive login of a terminal: it prints the
 // authorization URL on Out, opens a browser unless NoBrowser, counts down,
 // and takes the code from the redirect to the loopback callback.

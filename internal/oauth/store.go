@@ -51,6 +51,8 @@ type Record struct {
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// Obtained is when the access token was issued to weft.
+	Obtained time.Time `json:"obtained,omitzero"`
 }
 
 // Token returns the record's tokens in oauth2's shape.
@@ -61,10 +63,23 @@ func (r *Record) Token() *oauth2.Token {
 // setToken stores tok, keeping the old refresh token when the server did
 // not rotate it.
 func (r *Record) setToken(tok *oauth2.Token) {
-	r.AccessToken, r.TokenType, r.Expiry = tok.AccessToken, tok.TokenType, tok.Expiry
+	r.AccessToken, r.TokenType, r.Expiry, r.Obtained = tok.AccessToken, tok.TokenType, tok.Expiry, time.Now()
 	if tok.RefreshToken != "" {
 		r.RefreshToken = tok.RefreshToken
 	}
+}
+
+// dueForRefresh reports whether the access token should be refreshed now:
+// a minute before it expires, or after four fifths of a shorter lifetime.
+func (r *Record) dueForRefresh(now time.Time) bool {
+	if r.Expiry.IsZero() {
+		return false
+	}
+	margin := refreshMargin
+	if life := r.Expiry.Sub(r.Obtained); !r.Obtained.IsZero() && life/5 < margin {
+		margin = life / 5
+	}
+	return r.Expiry.Sub(now) <= margin
 }
 
 // config returns the oauth2 client configuration the record was made with.

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// accessTTL is the provider's access-token lifetime in the OAuth e2e: short,
+// so that refreshes happen during the test.
+const accessTTL = 3
+
+// TestOAuthUpstreamLifecycle runs weft against a real authorization server
+// (oidc-provider) in front of a protected MCP server: mcp add logs in with
+// the authorization-code flow (dynamic registration, PKCE, loopback
+// redirect), calls work through weft serve, expiring tokens are refreshed
+// silently, a revoked refresh token makes the server needs_login, and
+// `weft mcp login` / `weft mcp logout` take effect in the running weft. No
+// token ever shows in weft.toml, logs or listings.
+func TestOAuthUpstreamLifecycle(t *testing.T) {
+	serverURL, issuer := protectedServer(t, accessTTL)
+	t.Setenv("WEFT_TOKEN_STORE", "file")
+	e := newEnv(t)
+	var seen []string // everything weft showed, checked for tokens at the end
+
+	out, errOut, code := e.interactive("mcp", "add", "prot", serverURL, "--no-browser")
+	seen = append(seen, out, errOut)
+	if code != 0 || !strings.Contains(out, "Added MCP server 'prot' with 1 tools") {
+		t.Fatalf("mcp add: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "Open this URL") {
+		t.Errorf("the login URL went to stdout; it belongs on stderr")
+	}
+	first := e.storedLogin("prot")
+	if first == nil || first.AccessToken == "" || first.RefreshToken == "" {
+		t.Fatalf("no access and refresh token stored after mcp add: %+v", first)
+	}
+	tokens := []string{first.AccessToken, first.RefreshToken, first.ClientSecret}
+	checkTokenFileModes(t, e.home)
+
+	s := e.serveArgs("--log-level", "debug")
+	cs := connect(t, s.url, nil)
+	text, _ := callUntil(t, cs, "prot__whoami", 10*time.Second, func(text string, err error) bool { return err == nil })
+	if text != "hello alice" {
+		t.Fatalf("whoami through weft = %q, want the provider's user", text)
+	}
+
+	// Expiry: calls keep working while weft refreshes the access token.
+	callUntil(t, cs, "prot__whoami", 30*time.Second, func(_ string, err error) bool {
+		if err != nil {
+			t.Fatalf("a call failed while the token was being refreshed: %v", err)
+		}
+		l := e.storedLogin("prot")
+		tokens = append(tokens, l.AccessToken, l.RefreshToken)
+		return l.AccessToken != first.AccessToken
+	})
+
+	// Revocation: once the access token lapses, the refresh fails and the
+	// server needs a login, said plainly to the caller and in mcp list.
+	revoke(t, issuer, e.storedLogin("prot"))
+	_, err := callUntil(t, cs, "prot__whoami", 30*time.Second, func(_ string, err error) bool { return err != nil })
+	if !strings.Contains(err.Error(), "prot needs login: run `weft mcp login prot`") {
+		t.Fatalf("call after revocation: %v, want the login hint", err)
+	}
+	list, listErr, _ := e.run("mcp", "list")
+	seen = append(seen, list, listErr)
+	if !strings.Contains(list, "needs_login") || !strings.Contains(list, "weft mcp login prot") {
+		t.Errorf("mcp list does not show needs_login with the fix:\n%s", list)
+	}
+
+	// Login while weft serve runs: the running weft takes the new token.
+	out, errOut, code = e.interactive("mcp", "login", "prot", "--no-browser")
+	seen = append(seen, out, errOut)
+	if code != 0 || !strings.Contains(out, "Logged in to 'prot'") {
+		t.Fatalf("mcp login: exit %d\n%s\n%s", code, out, errOut)
+	}
+	l := e.storedLogin("prot")
+	tokens = append(tokens, l.AccessToken, l.RefreshToken)
+	if l.ClientID != first.ClientID {
+		t.Errorf("mcp login registered a new client %q; it should reuse %q", l.ClientID, first.ClientID)
+	}
+	callUntil(t, cs, "prot__whoami", 15*time.Second, func(text string, err error) bool { return err == nil && text == "hello alice" })
+
+	// Logout: the running weft shows needs_login within a couple of seconds.
+	out, _, code = e.run("mcp", "logout", "prot")
+	if code != 0 || !strings.Contains(out, "Logged out of 'prot'") {
+		t.Fatalf("mcp logout: exit %d: %s", code, out)
+	}
+	start := time.Now()
+	for !strings.Contains(e.statusOf("prot"), "needs_login") {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("after logout the server is still %q", e.statusOf("prot"))
+		}
+		time.Sleep(100 * time.Millisecond) // polling another process's state
+	}
+	t.Logf("logout took effect in the running weft after %v", time.Since(start).Round(100*time.Millisecond))
+
+	get, getErr, _ := e.run("mcp", "get", "prot")
+	listJSON, _, _ := e.run("mcp", "list", "--json")
+	s.stop(t)
+	cfgText, _ := os.ReadFile(e.config)
+	seen = append(seen, get, getErr, listJSON, string(cfgText), "serve log\n"+s.stderr.String())
+	for _, tok := range tokens {
+		if len(tok) < 8 {
+			continue
+		}
+		for _, text := range seen {
+			if strings.Contains(text, tok) {
+				t.Errorf("a token (%s…) leaked into:\n%.300s", tok[:6], text)
+			}
+		}
+	}
+}
+
+// statusOf returns the server's status as the live weft reports it.
+func (e *env) statusOf(name string) string {
+	out, _, _ := e.run("mcp", "list", "--json")
+	var l struct {
+		Servers []struct{ Name, Status string } `json:"servers"`
+	}
+	_ = json.Unmarshal([]byte(out), &l)
+	for _, s := range l.Servers {
+		if s.Name == name {
+			return s.Status
+		}
+	}
+	return ""
+}
+
+func checkTokenFileModes(t *testing.T, home string) {
+	t.Helper()
+	dir := filepath.Join(home, ".weft")
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("state dir %s: %v, want mode 0700", dir, err)
+	}
+	for _, f := range []string{"tokens.json", "tokens.stamp"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, want mode 0600", f, err)
+		}
+	}
+}
