@@ -155,4 +155,3 @@ func (a *app) configuredServer(name string) (*config.Config, *config.Server, err
 	}
 	return cfg, s, nil
 }
-

@@ -190,4 +190,3 @@ func (v *Verifier) staticToken(r *http.Request) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(v.cfg.StaticToken)) == 1
 }
-

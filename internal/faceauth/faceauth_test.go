@@ -35,7 +35,7 @@ func newIssuer(t *testing.T) *issuer {
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"issuer": is.srv.URL, "jwks_uri": is.srv.URL + "/jwks",
 			"authorization_endpoint": is.srv.URL + "/authorize", "token_endpoint": is.srv.URL + "/token",
-			"response_types_supported": []string{"code"},
+			"response_types_supported":         []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"},
 		})
 	})
