@@ -72,7 +72,12 @@ func (l *Loopback) Fetch(ctx context.Context, redirectURL, authURL string) (*aut
 	got := make(chan *auth.AuthorizationResult, 1)
 	srv := &http.Server{Handler: callbackHandler(got), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	defer func() { _ = srv.Close() }()
+	defer func() {
+		// Let the browser get its "logged in" page before closing.
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
 
 	fmt.Fprintf(l.Out, "Open this URL to log in:\n  %s\n", authURL)
 	if !l.NoBrowser {
@@ -100,7 +105,8 @@ func (l *Loopback) wait(ctx context.Context, got <-chan *auth.AuthorizationResul
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	last := -1
+	last := int(timeout.Seconds())
+	fmt.Fprintf(l.Out, "Waiting for the login: %3ds left ", last)
 	for {
 		select {
 		case res := <-got:
@@ -141,16 +147,19 @@ func callbackHandler(got chan<- *auth.AuthorizationResult) http.Handler {
 	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		res := &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
-		select {
-		case got <- res:
-		default:
-		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		msg := "weft is logged in. You can close this window."
 		if res.Code == "" {
 			msg = "The login did not complete: " + q.Get("error") + " " + q.Get("error_description")
 		}
 		fmt.Fprintf(w, "<!doctype html><title>weft</title><p>%s</p>", html.EscapeString(msg))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case got <- res:
+		default:
+		}
 	})
 	return mux
 }
