@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weft-dev/weft/internal/config"
 )
 
 // accessTTL is the provider's access-token lifetime in the OAuth e2e: short,
@@ -26,15 +28,19 @@ func TestOAuthUpstreamLifecycle(t *testing.T) {
 	e := newEnv(t)
 	var seen []string // everything weft showed, checked for tokens at the end
 
-	out, errOut, code := e.interactive("mcp", "add", "prot", serverURL, "--no-browser")
+	// The security guide's commands, with the test server's URL.
+	add := splitQuoted(strings.Replace(markedBlock(t, "security.md", "oauth add"), "https://api.example.com/mcp", serverURL, 1))
+	login := splitQuoted(markedBlock(t, "security.md", "oauth login"))
+	logout := splitQuoted(markedBlock(t, "security.md", "oauth logout"))
+	out, errOut, code := e.interactive(add[1:]...)
 	seen = append(seen, out, errOut)
-	if code != 0 || !strings.Contains(out, "Added MCP server 'prot' with 1 tools") {
+	if code != 0 || !strings.Contains(out, "Added MCP server 'github' with 1 tools") {
 		t.Fatalf("mcp add: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if strings.Contains(out, "Open this URL") {
 		t.Errorf("the login URL went to stdout; it belongs on stderr")
 	}
-	first := e.storedLogin("prot")
+	first := e.storedLogin("github")
 	if first == nil || first.AccessToken == "" || first.RefreshToken == "" {
 		t.Fatalf("no access and refresh token stored after mcp add: %+v", first)
 	}
@@ -43,62 +49,62 @@ func TestOAuthUpstreamLifecycle(t *testing.T) {
 
 	s := e.serveArgs("--log-level", "debug")
 	cs := connect(t, s.url, nil)
-	text, _ := callUntil(t, cs, "prot__whoami", 10*time.Second, func(text string, err error) bool { return err == nil })
+	text, _ := callUntil(t, cs, "github__whoami", 10*time.Second, func(text string, err error) bool { return err == nil })
 	if text != "hello alice" {
 		t.Fatalf("whoami through weft = %q, want the provider's user", text)
 	}
 
 	// Expiry: calls keep working while weft refreshes the access token.
-	callUntil(t, cs, "prot__whoami", 30*time.Second, func(_ string, err error) bool {
+	callUntil(t, cs, "github__whoami", 30*time.Second, func(_ string, err error) bool {
 		if err != nil {
 			t.Fatalf("a call failed while the token was being refreshed: %v", err)
 		}
-		l := e.storedLogin("prot")
+		l := e.storedLogin("github")
 		tokens = append(tokens, l.AccessToken, l.RefreshToken)
 		return l.AccessToken != first.AccessToken
 	})
 
 	// Revocation: once the access token lapses, the refresh fails and the
 	// server needs a login, said plainly to the caller and in mcp list.
-	revoke(t, issuer, e.storedLogin("prot"))
-	_, err := callUntil(t, cs, "prot__whoami", 30*time.Second, func(_ string, err error) bool { return err != nil })
-	if !strings.Contains(err.Error(), "prot needs login: run `weft mcp login prot`") {
+	revoke(t, issuer, e.storedLogin("github"))
+	_, err := callUntil(t, cs, "github__whoami", 30*time.Second, func(_ string, err error) bool { return err != nil })
+	if !strings.Contains(err.Error(), "github needs login: run `weft mcp login github`") {
 		t.Fatalf("call after revocation: %v, want the login hint", err)
 	}
 	list, listErr, _ := e.run("mcp", "list")
 	seen = append(seen, list, listErr)
-	if !strings.Contains(list, "needs_login") || !strings.Contains(list, "weft mcp login prot") {
+	if !strings.Contains(list, "needs_login") || !strings.Contains(list, "weft mcp login github") {
 		t.Errorf("mcp list does not show needs_login with the fix:\n%s", list)
 	}
 
 	// Login while weft serve runs: the running weft takes the new token.
-	out, errOut, code = e.interactive("mcp", "login", "prot", "--no-browser")
+	out, errOut, code = e.interactive(login[1:]...)
 	seen = append(seen, out, errOut)
-	if code != 0 || !strings.Contains(out, "Logged in to 'prot'") {
+	if code != 0 || !strings.Contains(out, "Logged in to 'github'") {
 		t.Fatalf("mcp login: exit %d\n%s\n%s", code, out, errOut)
 	}
-	l := e.storedLogin("prot")
+	l := e.storedLogin("github")
 	tokens = append(tokens, l.AccessToken, l.RefreshToken)
 	if l.ClientID != first.ClientID {
 		t.Errorf("mcp login registered a new client %q; it should reuse %q", l.ClientID, first.ClientID)
 	}
-	callUntil(t, cs, "prot__whoami", 15*time.Second, func(text string, err error) bool { return err == nil && text == "hello alice" })
+	callUntil(t, cs, "github__whoami", 15*time.Second, func(text string, err error) bool { return err == nil && text == "hello alice" })
 
 	// Logout: the running weft shows needs_login within a couple of seconds.
-	out, _, code = e.run("mcp", "logout", "prot")
-	if code != 0 || !strings.Contains(out, "Logged out of 'prot'") {
+	out, _, code = e.run(logout[1:]...)
+	if code != 0 || !strings.Contains(out, "Logged out of 'github'") {
 		t.Fatalf("mcp logout: exit %d: %s", code, out)
 	}
 	start := time.Now()
-	for !strings.Contains(e.statusOf("prot"), "needs_login") {
+	for !strings.Contains(e.statusOf("github"), "needs_login") {
 		if time.Since(start) > 10*time.Second {
-			t.Fatalf("after logout the server is still %q", e.statusOf("prot"))
+			t.Fatalf("after logout the server is still %q", e.statusOf("github"))
 		}
 		time.Sleep(100 * time.Millisecond) // polling another process's state
 	}
 	t.Logf("logout took effect in the running weft after %v", time.Since(start).Round(100*time.Millisecond))
 
-	get, getErr, _ := e.run("mcp", "get", "prot")
+	get, getErr, _ := e.run("mcp", "get", "github")
 	listJSON, _, _ := e.run("mcp", "list", "--json")
 	s.stop(t)
 	cfgText, _ := os.ReadFile(e.config)
@@ -128,6 +134,20 @@ func (e *env) statusOf(name string) string {
 		}
 	}
 	return ""
+}
+
+// TestOAuthGuideConfigs loads every OAuth configuration example of the
+// security guide.
+func TestOAuthGuideConfigs(t *testing.T) {
+	for _, marker := range []string{"oauth config", "token store config", "face auth config"} {
+		path := filepath.Join(t.TempDir(), "weft.toml")
+		if err := os.WriteFile(path, []byte(markedBlock(t, "security.md", marker)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := config.Load(path); err != nil {
+			t.Errorf("the guide's %q example does not load: %v", marker, err)
+		}
+	}
 }
 
 func checkTokenFileModes(t *testing.T, home string) {

@@ -5,15 +5,16 @@
 // revocation. The login and consent screens accept at once, as user
 // "alice", so that a test's "browser" only has to follow redirects.
 //
-// usage: node provider.mjs RESOURCE_URL [ACCESS_TOKEN_TTL_SECONDS]
+// usage: node oauth-provider.mjs RESOURCE_URL[,RESOURCE_URL…] [ACCESS_TOKEN_TTL_SECONDS]
 // It prints "issuer=URL" on stdout once it listens.
 import http from 'node:http';
 import Provider from 'oidc-provider';
 
-const resource = process.argv[2];
+const resources = (process.argv[2] || '').split(',').filter(Boolean);
+const resource = resources[0];
 const accessTTL = Number(process.argv[3] || 300);
 if (!resource) {
-  console.error('usage: provider.mjs RESOURCE_URL [ACCESS_TOKEN_TTL_SECONDS]');
+  console.error('usage: oauth-provider.mjs RESOURCE_URL [ACCESS_TOKEN_TTL_SECONDS]');
   process.exit(2);
 }
 
@@ -26,13 +27,14 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },
+    clientCredentials: { enabled: true },
     revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => resource,
       useGrantedResource: () => true,
       getResourceServerInfo: (ctx, indicator) => {
-        if (indicator !== resource) throw new Error(`unknown resource ${indicator}`);
+        if (!resources.includes(indicator)) throw new Error(`unknown resource ${indicator}`);
         return { scope: 'mcp:tools', audience: resource, accessTokenTTL: accessTTL, accessTokenFormat: 'jwt' };
       },
     },
