@@ -125,19 +125,26 @@ func (a *app) mcpLogoutCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			s := cfg.Servers[args[0]]
+			if s == nil {
+				s = &config.Server{Name: args[0]} // removed from weft.toml: still forget its login
+			}
 			m, err := loginManager(cfg, a.quietLogger(), nil)
 			if err != nil {
 				return err
 			}
-			had, err := m.Logout(args[0])
+			had, revoked, err := m.Logout(cmd.Context(), s)
 			if err != nil {
 				return err
 			}
-			if !had {
+			switch {
+			case !had:
 				fmt.Fprintf(a.stdout, "No stored login for '%s'\n", args[0])
-				return nil
+			case revoked:
+				fmt.Fprintf(a.stdout, "Logged out of '%s' (its refresh token is revoked)\n", args[0])
+			default:
+				fmt.Fprintf(a.stdout, "Logged out of '%s'\n", args[0])
 			}
-			fmt.Fprintf(a.stdout, "Logged out of '%s'\n", args[0])
 			return nil
 		},
 	}

@@ -3,10 +3,12 @@ package oauth
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
@@ -60,7 +62,13 @@ func (h *handler) codeHandlerLocked() (auth.OAuthHandler, error) {
 				h.resource = r
 				h.mu.Unlock()
 			}
-			return h.m.login.Fetch(ctx, redirect, args.URL)
+			res, err := h.m.login.Fetch(ctx, redirect, args.URL)
+			if err == nil && res.Iss != "" {
+				h.mu.Lock()
+				h.issuer = res.Iss
+				h.mu.Unlock()
+			}
+			return res, err
 		},
 		NewTokenSource: func(_ context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			if err := h.saveLogin(c, tok); err != nil {
@@ -106,8 +114,13 @@ func (h *handler) codeHandlerLocked() (auth.OAuthHandler, error) {
 func (h *handler) saveLogin(c *oauth2.Config, tok *oauth2.Token) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	issuer := h.issuer
+	if issuer == "" {
+		issuer = origin(c.Endpoint.AuthURL)
+	}
 	rec := &Record{
 		Server:      h.name,
+		Issuer:      issuer,
 		Resource:    h.resource,
 		ClientID:    c.ClientID,
 		AuthURL:     c.Endpoint.AuthURL,
@@ -174,16 +187,69 @@ func (t resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return t.base.RoundTrip(req)
 }
 
-// Logout forgets the server's login. It revokes nothing the server does
-// not offer to revoke; a client_credentials server only loses its cached
-// token.
-func (m *Manager) Logout(server string) (bool, error) {
+// Logout forgets the server's login and, when its authorization server
+// has a revocation endpoint, revokes the refresh token there (best effort:
+// revoked says whether that happened). A client_credentials server has no
+// stored login: its token lives in memory only.
+func (m *Manager) Logout(ctx context.Context, cfg *config.Server) (had, revoked bool, err error) {
+	server := cfg.Name
 	rec, err := m.store.Load(server)
+	if err != nil || rec == nil {
+		return false, false, err
+	}
+	if rec.ClientSecret == "" && cfg.OAuth != nil && cfg.OAuth.ClientSecretEnv != "" {
+		rec.ClientSecret = m.getenv(cfg.OAuth.ClientSecretEnv) // a pre-registered client's secret
+	}
+	if err := m.store.Delete(server); err != nil {
+		return true, false, err
+	}
+	if rec.RefreshToken == "" || rec.Issuer == "" {
+		return true, false, nil
+	}
+	if err := m.revoke(ctx, rec); err != nil {
+		m.logger.Warn("login forgotten, but the refresh token was not revoked", "server", server, "err", err)
+		return true, false, nil
+	}
+	return true, true, nil
+}
+
+// revoke sends an RFC 7009 revocation of the refresh token, authenticated
+// as the client the token was issued to.
+func (m *Manager) revoke(ctx context.Context, rec *Record) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	meta, err := auth.GetAuthServerMetadata(ctx, rec.Issuer, m.client)
+	if err != nil || meta == nil || meta.RevocationEndpoint == "" {
+		return fmt.Errorf("no revocation endpoint (%v)", err)
+	}
+	form := url.Values{"token": {rec.RefreshToken}, "token_type_hint": {"refresh_token"}}
+	if rec.ClientSecret == "" {
+		form.Set("client_id", rec.ClientID)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.RevocationEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return false, err
+		return err
 	}
-	if rec == nil {
-		return false, nil
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if rec.ClientSecret != "" {
+		req.SetBasicAuth(url.QueryEscape(rec.ClientID), url.QueryEscape(rec.ClientSecret))
 	}
-	return true, m.store.Delete(server)
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return err
+	}
+	drain(resp)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("revocation endpoint answered %s", resp.Status)
+	}
+	return nil
+}
+
+// origin is scheme://host of u.
+func origin(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return ""
+	}
+	return p.Scheme + "://" + p.Host
 }

@@ -102,6 +102,7 @@ type handler struct {
 	target   string
 	opts     *config.OAuth
 	resource string
+	issuer   string // from the authorization response, when the server sends it
 
 	mu    sync.Mutex
 	stamp string // store stamp rec was read at

@@ -150,7 +150,7 @@ func TestLogoutIsSeenByRunningHandler(t *testing.T) {
 		t.Fatalf("stored token: %v, %v", tok, err)
 	}
 	other := testManagerOver(m.store) // another weft process
-	if had, err := other.Logout("gh"); !had || err != nil {
+	if had, _, err := other.Logout(context.Background(), cfg); !had || err != nil {
 		t.Fatalf("Logout: %v, %v", had, err)
 	}
 	if _, err := ts.Token(); err == nil {

@@ -36,6 +36,8 @@ func (e *NeedsLoginError) Unwrap() error { return ErrNeedsLogin }
 // endpoints, and the tokens. It is secret as a whole.
 type Record struct {
 	Server       string   `json:"server"`
+	// Issuer is the authorization server, for revocation at logout.
+	Issuer       string   `json:"issuer,omitempty"`
 	Resource     string   `json:"resource"`
 	ClientID     string   `json:"client_id"`
 	ClientSecret string   `json:"client_secret,omitempty"`

@@ -92,7 +92,7 @@ func TestOAuthUpstreamLifecycle(t *testing.T) {
 
 	// Logout: the running weft shows needs_login within a couple of seconds.
 	out, _, code = e.run(logout[1:]...)
-	if code != 0 || !strings.Contains(out, "Logged out of 'github'") {
+	if code != 0 || !strings.Contains(out, "Logged out of 'github' (its refresh token is revoked)") {
 		t.Fatalf("mcp logout: exit %d: %s", code, out)
 	}
 	start := time.Now()
