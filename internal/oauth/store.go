@@ -35,7 +35,7 @@ func (e *NeedsLoginError) Unwrap() error { return ErrNeedsLogin }
 // it used (so that a later login reuses a dynamically registered client), the
 // endpoints, and the tokens. It is secret as a whole.
 type Record struct {
-	Server       string   `json:"server"`
+	Server string `json:"server"`
 	// Issuer is the authorization server, for revocation at logout.
 	Issuer       string   `json:"issuer,omitempty"`
 	Resource     string   `json:"resource"`
