@@ -215,6 +215,21 @@ func (h *handler) token() (*oauth2.Token, error) {
 // by the token endpoint is reported as invalid_grant, which makes go-sdk
 // send the request without a token and so reach Authorize.
 func (h *handler) refreshLocked(rec *Record) (*oauth2.Token, error) {
+	// One refresh at a time across weft processes: a server that rotates
+	// refresh tokens would otherwise refuse the loser's, and that server
+	// would look logged out.
+	unlock, err := lockRefresh(h.m.store)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if latest, err := h.m.store.Load(h.name); err == nil && latest != nil && latest.AccessToken != rec.AccessToken {
+		h.rec, h.stamp = latest, h.m.store.Stamp()
+		if !latest.dueForRefresh(time.Now()) {
+			return latest.Token(), nil // another process refreshed it meanwhile
+		}
+		rec = latest
+	}
 	cfg := rec.config()
 	if cfg.ClientSecret == "" && h.opts.ClientSecretEnv != "" && !rec.Registered {
 		cfg.ClientSecret = h.m.getenv(h.opts.ClientSecretEnv)

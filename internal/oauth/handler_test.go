@@ -169,3 +169,39 @@ func TestLoginNotProtected(t *testing.T) {
 		t.Errorf("Login against an open server: %v", err)
 	}
 }
+
+// TestOneRefreshAcrossProcesses: two wefts sharing the store (weft serve and
+// a CLI command) refresh an expiring token once, not twice, so that a
+// server rotating refresh tokens never sees the old one again.
+func TestOneRefreshAcrossProcesses(t *testing.T) {
+	te := &tokenEndpoint{}
+	srv := httptest.NewServer(te)
+	defer srv.Close()
+	store := newFileStore(t.TempDir())
+	cfg := &config.Server{Name: "gh", Type: config.TransportHTTP, Target: "https://mcp.example/mcp"}
+	if err := store.Save(&Record{Server: "gh", Resource: cfg.Target, ClientID: "c", TokenURL: srv.URL, AccessToken: "at-old",
+		RefreshToken: "rt-old", Obtained: time.Now().Add(-time.Hour), Expiry: time.Now().Add(5 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	var sources []oauth2.TokenSource
+	for range 2 {
+		ts, _ := testManagerOver(store).Handler(cfg).TokenSource(context.Background())
+		sources = append(sources, ts)
+	}
+	var wg sync.WaitGroup
+	got := make([]string, 2)
+	for i, ts := range sources {
+		wg.Go(func() {
+			if tok, err := ts.Token(); err == nil {
+				got[i] = tok.AccessToken
+			}
+		})
+	}
+	wg.Wait()
+	te.mu.Lock()
+	n := len(te.forms)
+	te.mu.Unlock()
+	if n != 1 || got[0] != "at-1" || got[1] != "at-1" {
+		t.Errorf("%d refreshes, tokens %q; want one refresh shared by both", n, got)
+	}
+}

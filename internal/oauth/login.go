@@ -40,7 +40,7 @@ func (m *Manager) Login(ctx context.Context, cfg *config.Server) error {
 		return fmt.Errorf("reach %s: %w", cfg.Target, err)
 	}
 	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
-		drain(resp)
+		_ = resp.Body.Close() // an open server's SSE stream never ends: do not read it
 		return ErrNotProtected
 	}
 	if err := h.loginFlow(ctx, req, resp); err != nil {

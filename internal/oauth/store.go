@@ -7,6 +7,7 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weft-dev/weft/internal/filelock"
 	"golang.org/x/oauth2"
 )
 
@@ -107,6 +109,21 @@ type Store interface {
 	Kind() string
 	// Stamp changes whenever any record changes, in this process or another.
 	Stamp() string
+}
+
+// lockRefresh takes the cross-process lock that serialises refreshes.
+func lockRefresh(s Store) (func(), error) {
+	l, ok := s.(interface{ refreshLockPath() string })
+	if !ok {
+		return func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	unlock, err := filelock.Lock(ctx, l.refreshLockPath())
+	if err != nil {
+		return nil, fmt.Errorf("token store: %w", err)
+	}
+	return unlock, nil
 }
 
 // Token store kinds accepted by [security] token_store and WEFT_TOKEN_STORE.

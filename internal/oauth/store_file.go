@@ -26,6 +26,8 @@ func newFileStore(dir string) *fileStore { return &fileStore{dir: dir} }
 func (s *fileStore) path() string      { return filepath.Join(s.dir, "tokens.json") }
 func (s *fileStore) stampPath() string { return filepath.Join(s.dir, "tokens.stamp") }
 
+func (s *fileStore) refreshLockPath() string { return filepath.Join(s.dir, "tokens.refresh") }
+
 func (s *fileStore) Kind() string  { return StoreFile }
 func (s *fileStore) Stamp() string { return readStamp(s.stampPath()) }
 

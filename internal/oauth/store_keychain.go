@@ -27,6 +27,8 @@ func keychainAvailable() bool {
 	return err == nil || errors.Is(err, keyring.ErrNotFound)
 }
 
+func (s *keychainStore) refreshLockPath() string { return s.stamp + ".refresh" }
+
 func (s *keychainStore) Kind() string  { return StoreKeychain }
 func (s *keychainStore) Stamp() string { return readStamp(s.stamp) }
 
