@@ -79,7 +79,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestFaceAcceptsProviderTokens runs the security guide's [gateway.auth]
 // against oidc-provider: its JWT for weft's URL opens the face, a tampered
-// one does not, and a client without a token learns where to log in.
+// one does not, a client without a token learns where to log in, and an
+// OAuth client (weft's own, in another weft) logs in through that.
 // (Every other hostile token is a row of internal/faceauth's table test.)
 func TestFaceAcceptsProviderTokens(t *testing.T) {
 	e := newEnv(t)
@@ -143,6 +144,15 @@ func TestFaceAcceptsProviderTokens(t *testing.T) {
 	if resp.StatusCode != 401 {
 		t.Errorf("a tampered token: %s, want 401", resp.Status)
 	}
+	// weft's own OAuth client logs in to this weft: discovery through the
+	// face's metadata, registration, PKCE and the token, then a listing.
+	t.Setenv("WEFT_TOKEN_STORE", "file")
+	client := newEnv(t)
+	out, errOut, code := client.interactive("mcp", "add", "inner", s.url, "--no-browser")
+	if code != 0 || !strings.Contains(out, "Added MCP server 'inner' with") {
+		t.Fatalf("weft logging in to weft: exit %d\n%s\n%s", code, out, errOut)
+	}
+
 	s.stop(t)
 	if strings.Contains(s.stderr.String(), good) {
 		t.Error("the client's token shows in weft's log")
