@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/oauth"
+	"golang.org/x/sync/singleflight"
 )
 
 // loginManager opens the token store the config names and returns the
@@ -33,6 +36,29 @@ func upstreamLogins(cfg *config.Config, logger *slog.Logger) (func(*config.Serve
 		return nil, nil
 	}
 	return m.Handler, m.Store().Stamp
+}
+
+// urlLogin logs weft in to a server through the client whose call needs
+// it: the client opens the authorization page (URL-mode elicitation) and the
+// redirect comes back to weft's loopback callback. Concurrent calls to the
+// same server share one login.
+func (a *app) urlLogin() gateway.LoginFunc {
+	var logins singleflight.Group
+	return func(ctx context.Context, server string, open func(context.Context, string) error) error {
+		_, err, _ := logins.Do(server, func() (any, error) {
+			cfg, s, err := a.configuredServer(server)
+			if err != nil {
+				return nil, err
+			}
+			lb := &oauth.Loopback{Out: io.Discard, MustOpen: true, Open: func(u string) error { return open(ctx, u) }}
+			m, err := loginManager(cfg, a.logger, lb.Login())
+			if err != nil {
+				return nil, err
+			}
+			return nil, m.Login(ctx, s)
+		})
+		return err
+	}
 }
 
 // loginFlags are the mcp add and mcp login flags of the interactive login.

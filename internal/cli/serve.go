@@ -49,7 +49,8 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
 		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Delegate:        a.delegator(cfg, depth)})
+		Delegate:        a.delegator(cfg, depth),
+		Login:           a.urlLogin()})
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)

@@ -54,6 +54,8 @@ type Loopback struct {
 	Timeout   time.Duration
 	// Open opens a URL in a browser (default: the system's opener).
 	Open func(url string) error
+	// MustOpen ends the login when Open fails (the URL was shown nowhere else).
+	MustOpen bool
 }
 
 // Login returns the Login that uses l.
@@ -81,7 +83,9 @@ func (l *Loopback) Fetch(ctx context.Context, redirectURL, authURL string) (*aut
 
 	fmt.Fprintf(l.Out, "Open this URL to log in:\n  %s\n", authURL)
 	if !l.NoBrowser {
-		l.openBrowser(authURL)
+		if err := l.openBrowser(authURL); err != nil && l.MustOpen {
+			return nil, err
+		}
 	}
 	timeout := l.Timeout
 	if timeout <= 0 {
@@ -90,14 +94,16 @@ func (l *Loopback) Fetch(ctx context.Context, redirectURL, authURL string) (*aut
 	return l.wait(ctx, got, timeout)
 }
 
-func (l *Loopback) openBrowser(authURL string) {
+func (l *Loopback) openBrowser(authURL string) error {
 	open := l.Open
 	if open == nil {
 		open = openBrowser
 	}
-	if err := open(authURL); err != nil {
+	err := open(authURL)
+	if err != nil {
 		fmt.Fprintf(l.Out, "(could not open a browser: %v; open the URL yourself)\n", err)
 	}
+	return err
 }
 
 // wait shows a countdown until the callback arrives or time runs out.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 )
 
@@ -103,6 +105,34 @@ func TestOAuthUpstreamLifecycle(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // polling another process's state
 	}
 	t.Logf("logout took effect in the running weft after %v", time.Since(start).Round(100*time.Millisecond))
+
+	// A client that can open URLs logs weft in during its call.
+	browsed := make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	urlClient, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-url"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params.Mode != "url" || !strings.Contains(req.Params.Message, "github needs a login") {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			go func() { browsed <- browser(req.Params.URL) }() // the user's browser, opened by the client
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer urlClient.Close()
+	res, err := urlClient.CallTool(ctx, &mcp.CallToolParams{Name: "github__whoami"})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "hello alice" {
+		t.Fatalf("a call with URL elicitation: %v %+v", err, res)
+	}
+	if err := <-browsed; err != nil {
+		t.Fatal(err)
+	}
+	l = e.storedLogin("github")
+	tokens = append(tokens, l.AccessToken, l.RefreshToken, l.ClientSecret)
 
 	get, getErr, _ := e.run("mcp", "get", "github")
 	listJSON, _, _ := e.run("mcp", "list", "--json")

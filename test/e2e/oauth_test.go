@@ -143,17 +143,24 @@ func (e *env) interactive(args ...string) (stdout, stderr string, code int) {
 // the redirects to weft's loopback callback.
 func browse(t *testing.T, authURL string) {
 	t.Helper()
+	if err := browser(authURL); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func browser(authURL string) error {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
 	resp, err := c.Get(authURL)
 	if err != nil {
-		t.Fatalf("browser: %v", err)
+		return fmt.Errorf("browser: %w", err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "weft is logged in") {
-		t.Fatalf("browser ended at %s with %d: %s", resp.Request.URL, resp.StatusCode, body)
+		return fmt.Errorf("browser ended at %s with %d: %s", resp.Request.URL, resp.StatusCode, body)
 	}
+	return nil
 }
 
 // storedLogin reads the server's record from the 0600 token file.
