@@ -115,6 +115,9 @@ func TestFaceTokens(t *testing.T) {
 	none := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"iss": is.srv.URL, "aud": audience, "exp": time.Now().Add(time.Hour).Unix(), "scope": "mcp:tools"})
 	noneTok, _ := none.SignedString(jwt.UnsafeAllowNoneSignatureType)
 	stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	hmac := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": is.srv.URL, "aud": audience, "exp": time.Now().Add(time.Hour).Unix(), "scope": "mcp:tools"})
+	hmac.Header["kid"] = "k1"
+	hmacTok, _ := hmac.SignedString([]byte("guessable"))
 	rows := []struct {
 		name  string
 		token func() string
@@ -141,6 +144,7 @@ func TestFaceTokens(t *testing.T) {
 			return is.sign(t, "k1", k1, func(c jwt.MapClaims) { c["iss"] = "http://evil.example" })
 		}, 401},
 		{"alg none", func() string { return noneTok }, 401},
+		{"HS256 (key confusion)", func() string { return hmacTok }, 401},
 		{"unknown signer", func() string { return is.sign(t, "k1", stranger, nil) }, 401},
 		{"missing scope", func() string {
 			return is.sign(t, "k1", k1, func(c jwt.MapClaims) { c["scope"] = "other" })
