@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
+	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/oauth"
 	"golang.org/x/sync/singleflight"
 )
@@ -58,6 +59,16 @@ func (a *app) urlLogin() gateway.LoginFunc {
 			return nil, m.Login(ctx, s)
 		})
 		return err
+	}
+}
+
+// printNeedsLogin names, below a listing, each server waiting for a login
+// and the command that fixes it (the table's error column may cut it).
+func printNeedsLogin(w io.Writer, servers []hub.ServerStatus) {
+	for _, s := range servers {
+		if s.Status == hub.StatusNeedsLogin {
+			fmt.Fprintf(w, "needs login: %s; run `weft mcp login %s`\n", s.Name, s.Name)
+		}
 	}
 }
 
