@@ -151,7 +151,7 @@ func (h *handler) authClient(resource string) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = resourceTransport{base: base, resource: func() string {
+	c.Transport = resourceTransport{base: base, scopes: h.opts.Scopes, resource: func() string {
 		if resource != "" {
 			return resource
 		}
@@ -163,6 +163,9 @@ func (h *handler) authClient(resource string) *http.Client {
 type resourceTransport struct {
 	base     http.RoundTripper
 	resource func() string
+	// scopes, when configured, replace what a client_credentials grant asks
+	// for (the authorization-code flow applies them itself).
+	scopes []string
 }
 
 func (t resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -176,8 +179,13 @@ func (t resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	form, err := url.ParseQuery(string(body))
-	if err == nil && form.Get("grant_type") != "" && form.Get("resource") == "" {
-		form.Set("resource", t.resource())
+	if err == nil && form.Get("grant_type") != "" {
+		if form.Get("resource") == "" {
+			form.Set("resource", t.resource())
+		}
+		if form.Get("grant_type") == "client_credentials" && len(t.scopes) > 0 {
+			form.Set("scope", strings.Join(t.scopes, " "))
+		}
 		body = []byte(form.Encode())
 	}
 	req = req.Clone(req.Context())

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -74,7 +75,7 @@ func TestServeModeNeedsLogin(t *testing.T) {
 type tokenEndpoint struct {
 	mu      sync.Mutex
 	refuse  bool
-	forms   []map[string][]string
+	forms   []url.Values
 	counter int
 }
 
@@ -203,5 +204,32 @@ func TestOneRefreshAcrossProcesses(t *testing.T) {
 	te.mu.Unlock()
 	if n != 1 || got[0] != "at-1" || got[1] != "at-1" {
 		t.Errorf("%d refreshes, tokens %q; want one refresh shared by both", n, got)
+	}
+}
+
+// TestTokenRequestsNameTheResource: every grant weft sends carries the
+// resource indicator, and configured scopes replace a machine client's.
+func TestTokenRequestsNameTheResource(t *testing.T) {
+	te := &tokenEndpoint{}
+	srv := httptest.NewServer(te)
+	defer srv.Close()
+	rt := resourceTransport{base: http.DefaultTransport, resource: func() string { return "https://mcp.example/mcp" }, scopes: []string{"a", "b"}}
+	for _, grant := range []string{"client_credentials", "refresh_token"} {
+		body := "grant_type=" + grant + "&scope=discovered"
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	if f := te.forms[0]; f.Get("resource") != "https://mcp.example/mcp" || f.Get("scope") != "a b" {
+		t.Errorf("client_credentials request %v", f)
+	}
+	if f := te.forms[1]; f.Get("resource") != "https://mcp.example/mcp" || f.Get("scope") != "discovered" {
+		t.Errorf("refresh request %v", f)
 	}
 }
