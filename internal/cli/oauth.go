@@ -6,61 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
-	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/oauth"
-	"golang.org/x/sync/singleflight"
 )
-
-// loginManager opens the token store the config names and returns the
-// OAuth manager over it; login nil makes it non-interactive (weft serve).
-func loginManager(cfg *config.Config, logger *slog.Logger, login *oauth.Login) (*oauth.Manager, error) {
-	store, err := oauth.OpenStore(cfg.Security.TokenStore, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	return oauth.NewManager(oauth.ManagerOptions{Store: store, Login: login, Getenv: os.Getenv, Logger: logger}), nil
-}
-
-// upstreamLogins gives a hub the OAuth handler of each remote server and
-// the token store's change stamp. Without a usable store, remote servers
-// get no OAuth (static headers only) and the reason is logged.
-func upstreamLogins(cfg *config.Config, logger *slog.Logger) (func(*config.Server) auth.OAuthHandler, func() string) {
-	m, err := loginManager(cfg, logger, nil)
-	if err != nil {
-		logger.Warn("OAuth logins disabled: "+err.Error(), "fix", "set [security] token_store or WEFT_TOKEN_STORE")
-		return nil, nil
-	}
-	return m.Handler, m.Store().Stamp
-}
-
-// urlLogin logs weft in to a server through the client whose call needs
-// it: the client opens the authorization page (URL-mode elicitation) and the
-// redirect comes back to weft's loopback callback. Concurrent calls to the
-// same server share one login.
-func (a *app) urlLogin() gateway.LoginFunc {
-	var logins singleflight.Group
-	return func(ctx context.Context, server string, open func(context.Context, string) error) error {
-		_, err, _ := logins.Do(server, func() (any, error) {
-			cfg, s, err := a.configuredServer(server)
-			if err != nil {
-				return nil, err
-			}
-			lb := &oauth.Loopback{Out: io.Discard, MustOpen: true, Open: func(u string) error { return open(ctx, u) }}
-			m, err := loginManager(cfg, a.logger, lb.Login())
-			if err != nil {
-				return nil, err
-			}
-			return nil, m.Login(ctx, s)
-		})
-		return err
-	}
-}
 
 // printNeedsLogin names, below a listing, each server waiting for a login
 // and the command that fixes it (the table's error column may cut it).
@@ -99,6 +50,34 @@ func (f *loginFlags) table() *config.OAuth {
 	return &o
 }
 
+// loginManager returns the OAuth manager over the configured token store;
+// login nil makes it non-interactive.
+func loginManager(cfg *config.Config, logger *slog.Logger, login *oauth.Login) (*oauth.Manager, error) {
+	return oauth.OpenManager(cfg.Security.TokenStore, logger, login)
+}
+
+// loginIfAsked logs in to a remote server that asks for it, before mcp add
+// records it, so that weft (this command, or the running weft it asks)
+// connects with a working token. A server already logged in, or one that
+// does not ask, is left alone.
+func (a *app) loginIfAsked(ctx context.Context, cfg *config.Config, s *config.Server, f *loginFlags) error {
+	if s.Transport() == config.TransportStdio {
+		return nil
+	}
+	m, err := loginManager(cfg, a.quietLogger(), nil)
+	if err != nil {
+		return err
+	}
+	if rec, err := m.Store().Load(s.Name); err == nil && rec != nil {
+		return nil
+	}
+	err = a.interactiveLogin(ctx, cfg, s, f)
+	if errors.Is(err, oauth.ErrNotProtected) {
+		return nil
+	}
+	return err
+}
+
 // interactiveLogin runs a server's login in this terminal: the URL on
 // stderr (stdout stays for results), a browser unless --no-browser, and a
 // countdown.
@@ -109,20 +88,6 @@ func (a *app) interactiveLogin(ctx context.Context, cfg *config.Config, s *confi
 		return err
 	}
 	return m.Login(ctx, s)
-}
-
-// probeWithLogin connects to s once; a server that asks for a login gets
-// one in this terminal first, then the connection is tried again, so that
-// mcp add records a server only once a token works.
-func (a *app) probeWithLogin(ctx context.Context, cfg *config.Config, s *config.Server, f *loginFlags) (int, error) {
-	tools, err := a.probe(ctx, cfg, s)
-	if !errors.Is(err, oauth.ErrNeedsLogin) {
-		return tools, err
-	}
-	if err := a.interactiveLogin(ctx, cfg, s, f); err != nil {
-		return 0, err
-	}
-	return a.probe(ctx, cfg, s)
 }
 
 func (a *app) mcpLoginCommand() *cobra.Command {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +71,16 @@ func NewManager(opts ManagerOptions) *Manager {
 		m.logger = slog.Default()
 	}
 	return m
+}
+
+// OpenManager opens the token store kind names (see OpenStore) and returns
+// a manager over it with the environment's variables.
+func OpenManager(kind string, logger *slog.Logger, login *Login) (*Manager, error) {
+	store, err := OpenStore(kind, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return NewManager(ManagerOptions{Store: store, Login: login, Getenv: os.Getenv, Logger: logger}), nil
 }
 
 // Store returns the manager's token store.

@@ -1,7 +1,9 @@
-package cli
+package daemon
 
 import (
 	"log/slog"
+	"os"
+	"strconv"
 
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
@@ -9,9 +11,10 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// hubOptions turns the config's limits and breaker settings into the hub's
-// options, so that every command that runs a hub runs it the same way.
-func hubOptions(cfg *config.Config, logger *slog.Logger) hub.Options {
+// HubOptions turns the config's limits and breaker settings into the hub's
+// options, so that every hub weft runs (the daemon's, and the CLI's
+// throwaway health-check hubs) runs the same way.
+func HubOptions(cfg *config.Config, logger *slog.Logger) hub.Options {
 	logins, stamp := upstreamLogins(cfg, logger)
 	return hub.Options{
 		LoginStamp:         stamp,
@@ -29,4 +32,18 @@ func hubOptions(cfg *config.Config, logger *slog.Logger) hub.Options {
 			OAuth:           logins,
 		},
 	}
+}
+
+// delegationDepth reads this weft's depth from its environment and hands
+// every child it starts the next one, so a chain weft → agent → weft is
+// bounded.
+func delegationDepth(o *hub.Options) int {
+	depth := gateway.ParseDepth(os.Getenv(gateway.DelegationEnv))
+	extra := map[string]string{}
+	for k, v := range o.Upstream.ExtraEnv {
+		extra[k] = v
+	}
+	extra[gateway.DelegationEnv] = strconv.Itoa(depth + 1)
+	o.Upstream.ExtraEnv = extra
+	return depth
 }
