@@ -134,6 +134,20 @@ func TestOAuthUpstreamLifecycle(t *testing.T) {
 	l = e.storedLogin("github")
 	tokens = append(tokens, l.AccessToken, l.RefreshToken, l.ClientSecret)
 
+	// mcp add while weft serve runs: the login happens here, the running
+	// weft connects with the stored token and records the server.
+	add2 := append([]string{"mcp", "add", "github2"}, add[4:]...)
+	out, errOut, code = e.interactive(add2...)
+	seen = append(seen, out, errOut)
+	if code != 0 || !strings.Contains(out, "Added MCP server 'github2' with 1 tools") {
+		t.Fatalf("mcp add through the running weft: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if st := e.statusOf("github2"); st != "active" {
+		t.Errorf("github2 is %q in the running weft", st)
+	}
+	l = e.storedLogin("github2")
+	tokens = append(tokens, l.AccessToken, l.RefreshToken, l.ClientSecret)
+
 	get, getErr, _ := e.run("mcp", "get", "github")
 	listJSON, _, _ := e.run("mcp", "list", "--json")
 	s.stop(t)
