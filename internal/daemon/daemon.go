@@ -165,7 +165,9 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 // security.http_token_env names, or [gateway.auth]'s OAuth tokens. The JWT
 // verifier's key refreshes end with ctx.
 func HTTPOptions(ctx context.Context, cfg *config.Config, listen string) (gateway.HTTPOptions, error) {
-	o := gateway.HTTPOptions{Listen: listen, Token: AdminToken(cfg)}
+	gw := cfg.Gateway
+	o := gateway.HTTPOptions{Listen: listen, Token: AdminToken(cfg), MaxConnections: gw.MaxConnections, IdleTimeout: gw.IdleTimeout.Std(),
+		BodyTimeout: gw.BodyTimeout.Std(), MaxSessions: gw.MaxSessions, SessionIdleTimeout: gw.SessionIdleTimeout.Std()}
 	if name := cfg.Security.HTTPTokenEnv; name != "" && o.Token == "" {
 		return o, fmt.Errorf("security.http_token_env names %s, but it is empty; set it to the bearer token clients must send", name)
 	}
