@@ -60,6 +60,12 @@ type Config struct {
 type Gateway struct {
 	Listen    string `toml:"listen"`    // host:port for `weft serve`
 	Separator string `toml:"separator"` // between namespace and item name
+	// The HTTP face's own limits (httpface.go has the defaults).
+	MaxConnections     int      `toml:"max_connections"`      // open client connections
+	IdleTimeout        Duration `toml:"idle_timeout"`         // keep-alive connection with no request
+	BodyTimeout        Duration `toml:"body_timeout"`         // reading one request body
+	MaxSessions        int      `toml:"max_sessions"`         // Streamable HTTP sessions
+	SessionIdleTimeout Duration `toml:"session_idle_timeout"` // session nobody used
 }
 
 // Limits bounds what weft exposes and accepts ([limits]).
