@@ -32,8 +32,15 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 		if err == nil {
 			return g.forwardTool(ctx, call)
 		}
-		if errors.Is(err, hub.ErrConnecting) || g.hub.Unavailable(call.Params.Name) != nil {
+		if errors.Is(err, hub.ErrConnecting) {
 			return toolError(err)
+		}
+		if err := g.hub.Unavailable(call.Params.Name); err != nil {
+			again, err := g.loginThroughClient(ctx, call.Session, call.Params.Name, err)
+			if again {
+				return g.forwardTool(ctx, call) // the face may not list the tool yet
+			}
+			return toolError(unavailableTool(call.Params.Name, err))
 		}
 		return next(ctx, method, req)
 	}

@@ -55,6 +55,9 @@ type Options struct {
 	// over a tool name another server exposes; without it the first owner
 	// keeps each name for the hub's lifetime.
 	Approvals NameApprovals
+	// LoginStamp, when set, changes whenever a stored OAuth login changes;
+	// the hub then reconnects servers that need a login.
+	LoginStamp func() string
 }
 
 // Hub owns every upstream connection.
@@ -89,6 +92,7 @@ type Hub struct {
 	// the last catalog listeners were given.
 	notifyMu sync.Mutex
 	notified *Catalog
+	stopLogins  chan struct{} // closed by Close; ends watchLogins
 }
 
 // New returns an empty hub.
@@ -123,6 +127,11 @@ func New(opts Options) *Hub {
 	}
 	h.owners.approvals = opts.Approvals
 	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved, &h.owners, nil))
+	h.stopLogins = make(chan struct{})
+	if opts.LoginStamp != nil {
+		h.bg.Add(1)
+		go h.watchLogins(h.stopLogins)
+	}
 	return h
 }
 

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 )
@@ -52,6 +53,8 @@ type Options struct {
 	// RelistInterval is the least time between two re-lists after
 	// list_changed (default DefaultRelistInterval).
 	RelistInterval time.Duration
+	// OAuth returns the OAuth handler of a remote entry (nil: none).
+	OAuth func(cfg *config.Server) auth.OAuthHandler
 }
 
 // Info describes the server at the other end, from its handshake.
