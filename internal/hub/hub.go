@@ -90,9 +90,9 @@ type Hub struct {
 	// notifyMu orders listener calls, which run outside rebuildMu so that a
 	// slow listener never holds up a rebuild; notified (under notifyMu) is
 	// the last catalog listeners were given.
-	notifyMu sync.Mutex
-	notified *Catalog
-	stopLogins  chan struct{} // closed by Close; ends watchLogins
+	notifyMu   sync.Mutex
+	notified   *Catalog
+	stopLogins chan struct{} // closed by Close; ends watchLogins
 }
 
 // New returns an empty hub.
