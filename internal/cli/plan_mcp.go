@@ -14,19 +14,20 @@ import (
 type planService struct {
 	store *plan.Store
 	tools planTools
+	obs   *observability // counts runs and steps; nil: none
 }
 
 var _ gateway.Plans = (*planService)(nil)
 
 // planService returns the plan tools' backend, or nil (no plan tools) when
 // the plans directory cannot be found.
-func (a *app) planService(h *hub.Hub) gateway.Plans {
+func (a *app) planService(h *hub.Hub, obs *observability) gateway.Plans {
 	dir, err := plan.DefaultDir()
 	if err != nil {
 		a.logger.Warn("plan tools disabled", "err", err)
 		return nil
 	}
-	return &planService{store: &plan.Store{Dir: dir}, tools: planTools{hubTools{h}}}
+	return &planService{store: &plan.Store{Dir: dir}, tools: planTools{hubTools{h}}, obs: obs}
 }
 
 type planSummary struct {
@@ -98,6 +99,7 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 			// Progress must only grow; retry events carry no counters.
 			finished = max(finished, e.Done+e.Failed)
 			progress(describeEvent(e), finished, e.Total)
+			s.obs.planEvent(e)
 		}}
 	if o.Resume {
 		cp, ok, err := s.store.LoadCheckpoint(id)
@@ -108,7 +110,8 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 			opts.Resume = cp
 		}
 	}
-	cp, err := plan.Run(ctx, s.tools, p, opts)
+	cp, err := plan.Run(withPlanCaller(ctx, id), s.tools, p, opts)
+	s.obs.planRun(err)
 	if cp == nil {
 		return nil, err
 	}

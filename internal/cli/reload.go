@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/policy"
 )
 
@@ -70,9 +71,11 @@ func (a *app) watchConfig(ctx context.Context, rt *runtime) {
 }
 
 func (a *app) reload(ctx context.Context, rt *runtime) {
+	began := time.Now()
 	cfg, err := a.loadConfig()
 	if err != nil {
 		a.logger.Error("config not reloaded; the running servers are unchanged", "err", err)
+		rt.obs.reloaded(began, hub.ApplyResult{}, err)
 		return
 	}
 	if err := rt.pins.Reload(); err != nil {
@@ -80,6 +83,7 @@ func (a *app) reload(ctx context.Context, rt *runtime) {
 	}
 	res := rt.hub.Apply(ctx, cfg.Servers)
 	rt.hub.Refresh()
+	rt.obs.reloaded(began, res, nil)
 	a.logger.Info("config reloaded", "added", res.Added, "removed", res.Removed, "changed", res.Changed)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected after reload", "server", name, "err", err)

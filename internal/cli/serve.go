@@ -25,6 +25,7 @@ type runtime struct {
 	gw  *gateway.Gateway
 	// pins withhold tools whose definition changed (SPEC S5).
 	pins *policy.Pins
+	obs  *observability // metrics, audit log, readiness (observe.go)
 }
 
 // start loads the config, connects every enabled upstream in parallel and
@@ -44,23 +45,35 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 		hopts.Upstream.DialControl = policy.RefusePrivateDial
 	}
 	depth := delegationDepth(&hopts)
+	var src hubSource
+	obs, err := a.newObservability(cfg, &src)
+	if err != nil {
+		return nil, err
+	}
+	hopts.Observer = obs.observer()
 	h := hub.New(hopts)
-	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h),
+	src.Hub = h
+	health, routes := obs.gatewayOptions(cfg)
+	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h, obs),
+		Health: health, Routes: routes,
 		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
 		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Delegate:        a.delegator(cfg, depth)})
+	obs.sources = gw.SessionsByFace
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
 	}
-	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins}, nil
+	obs.applied.Store(true)
+	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins, obs: obs}, nil
 }
 
 func (r *runtime) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	r.hub.Close(ctx)
+	r.obs.close()
 }
 
 func (a *app) serveCommand() *cobra.Command {

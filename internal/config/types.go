@@ -51,6 +51,9 @@ type Config struct {
 	Agent Agent
 	// Delegation holds [delegation] (SPEC D1).
 	Delegation Delegation
+	// Audit holds [audit] and Metrics holds [metrics] (observe.go).
+	Audit   Audit
+	Metrics Metrics
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
 	Warnings []string
@@ -60,6 +63,9 @@ type Config struct {
 type Gateway struct {
 	Listen    string `toml:"listen"`    // host:port for `weft serve`
 	Separator string `toml:"separator"` // between namespace and item name
+	// ReadyRequires names servers that must be active before /readyz
+	// answers ready.
+	ReadyRequires []string `toml:"ready_requires"`
 }
 
 // Limits bounds what weft exposes and accepts ([limits]).

@@ -39,6 +39,10 @@ type Options struct {
 	// Delegate backs weft__delegate (delegatetool.go); nil: it says
 	// delegation is unavailable.
 	Delegate Delegator
+	// Health decides when /readyz answers ready; Routes are extra endpoints
+	// on the HTTP face, behind its guards (health.go).
+	Health HealthOptions
+	Routes []Route
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -187,6 +191,7 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return toolResult(nil, err)
 	}
+	ctx = hub.WithCaller(ctx, callerOf(req.Session))
 	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
 	return toolResult(res, err)
 }

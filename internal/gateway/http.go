@@ -41,6 +41,7 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux.Handle(Endpoint, mcpHandler)
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
+	g.mountObserve(mux) // health.go
 	return guard(mux, o)
 }
 

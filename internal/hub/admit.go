@@ -62,7 +62,7 @@ func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (rele
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: waited for a free call slot (max_concurrent_calls) until the timeout: %w", name, ctx.Err())
+			return nil, &limitError{fmt.Sprintf("%s: waited for a free call slot (max_concurrent_calls) until the timeout: %v", name, ctx.Err()), ctx.Err()}
 		}
 	}
 	if h.global != nil {
@@ -72,7 +72,7 @@ func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (rele
 			if sem != nil {
 				<-sem
 			}
-			return nil, fmt.Errorf("%s: waited for a free call slot (limits.max_concurrent_calls) until the timeout: %w", name, ctx.Err())
+			return nil, &limitError{fmt.Sprintf("%s: waited for a free call slot (limits.max_concurrent_calls) until the timeout: %v", name, ctx.Err()), ctx.Err()}
 		}
 	}
 	return func() {

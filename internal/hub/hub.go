@@ -50,6 +50,9 @@ type Options struct {
 	// so that it can batch its own I/O.
 	ToolFilter func(server string, tools []*mcp.Tool) []*mcp.Tool
 	Upstream   upstream.Options
+	// Observer, when set, sees every tool call and server status change
+	// (metrics, traces, audit log, dashboard); see observe.go.
+	Observer Observer
 }
 
 // Hub owns every upstream connection.

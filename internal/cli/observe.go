@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/weft-dev/weft/internal/audit"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/gateway"
+	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/metrics"
+	"github.com/weft-dev/weft/internal/plan"
+)
+
+// MetricsPath is where weft serve exposes Prometheus metrics.
+const MetricsPath = "/metrics"
+
+// observability is what watches a running weft: metrics, the audit log,
+// and the readiness flag /readyz reads.
+type observability struct {
+	metrics *metrics.Metrics
+	audit   *audit.Log // nil unless [audit] file is set
+	applied atomic.Bool
+	sources func() map[string]int // sessions by face, set once the face exists
+}
+
+// newObservability opens what cfg asks for; the caller closes it.
+func (a *app) newObservability(cfg *config.Config, src metrics.Source) (*observability, error) {
+	o := &observability{}
+	o.metrics = metrics.New(metrics.Options{Hub: src, MaxToolLabels: cfg.Metrics.MaxToolLabels,
+		Sessions: func() map[string]int {
+			if o.sources == nil {
+				return nil
+			}
+			return o.sources()
+		}})
+	if cfg.Audit.File != "" {
+		l, err := audit.Open(audit.Options{File: cfg.Audit.File, LogArguments: cfg.Audit.LogArguments,
+			MaxBytes: int64(cfg.Audit.MaxSizeMB) << 20, MaxFiles: cfg.Audit.MaxFiles, Redactor: &a.secrets})
+		if err != nil {
+			return nil, err
+		}
+		o.audit = l
+	}
+	return o, nil
+}
+
+// observer is what the hub calls on every tool call and status change.
+func (o *observability) observer() hub.Observer {
+	obs := hub.Observers{o.metrics}
+	if o.audit != nil {
+		obs = append(obs, o.audit)
+	}
+	return obs
+}
+
+// gatewayOptions are the face's health and extra routes.
+func (o *observability) gatewayOptions(cfg *config.Config) (gateway.HealthOptions, []gateway.Route) {
+	return gateway.HealthOptions{Applied: o.applied.Load, Requires: cfg.Gateway.ReadyRequires},
+		[]gateway.Route{{Pattern: "GET " + MetricsPath, Handler: o.metrics.Handler()}}
+}
+
+// reloaded records a config reload: its duration, and what changed. err
+// is the config's own error (nothing applied); servers that failed to
+// connect are in res.
+func (o *observability) reloaded(began time.Time, res hub.ApplyResult, err error) {
+	o.metrics.Reloaded(time.Since(began), err)
+	if o.audit == nil || (err == nil && len(res.Added)+len(res.Removed)+len(res.Changed)+len(res.Failed) == 0) {
+		return
+	}
+	ch := audit.Change{Source: "reload", Added: res.Added, Removed: res.Removed, Changed: res.Changed}
+	if err != nil {
+		ch.Failed = map[string]string{"config": err.Error()}
+	}
+	for name, ferr := range res.Failed {
+		if ch.Failed == nil {
+			ch.Failed = map[string]string{}
+		}
+		ch.Failed[name] = ferr.Error()
+	}
+	o.audit.ConfigChanged(ch)
+}
+
+// planEvent counts a plan step's end (retries and skips included).
+func (o *observability) planEvent(e plan.Event) {
+	if o == nil || e.Kind == plan.StepStarted {
+		return
+	}
+	o.metrics.PlanStep(string(e.Kind))
+}
+
+// planRun counts a finished plan run.
+func (o *observability) planRun(err error) {
+	if o != nil {
+		o.metrics.PlanRun(err)
+	}
+}
+
+func (o *observability) close() {
+	if o.audit != nil {
+		_ = o.audit.Close()
+	}
+}
+
+// withPlanCaller marks tool calls made by plan id as the plan's, keeping
+// the face and session that started it.
+func withPlanCaller(ctx context.Context, id string) context.Context {
+	c := hub.CallerFrom(ctx)
+	c.Agent = "plan:" + id
+	return hub.WithCaller(ctx, c)
+}
+
+// hubSource lets the metrics read a hub created after them.
+type hubSource struct{ *hub.Hub }
