@@ -214,3 +214,6 @@ func (l *Log) redactArgs(args json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// Path is the file the log writes to.
+func (l *Log) Path() string { return l.opts.File }

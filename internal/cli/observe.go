@@ -22,7 +22,9 @@ type observability struct {
 	metrics *metrics.Metrics
 	audit   *audit.Log // nil unless [audit] file is set
 	applied atomic.Bool
-	sources func() map[string]int // sessions by face, set once the face exists
+	// requires is [gateway] ready_requires as last loaded.
+	requires atomic.Pointer[[]string]
+	sources  func() map[string]int // sessions by face, set once the face exists
 }
 
 // newObservability opens what cfg asks for; the caller closes it.
@@ -57,29 +59,32 @@ func (o *observability) observer() hub.Observer {
 
 // gatewayOptions are the face's health and extra routes.
 func (o *observability) gatewayOptions(cfg *config.Config) (gateway.HealthOptions, []gateway.Route) {
-	return gateway.HealthOptions{Applied: o.applied.Load, Requires: cfg.Gateway.ReadyRequires},
+	o.requires.Store(&cfg.Gateway.ReadyRequires)
+	return gateway.HealthOptions{Applied: o.applied.Load, Requires: func() []string { return *o.requires.Load() }},
 		[]gateway.Route{{Pattern: "GET " + MetricsPath, Handler: o.metrics.Handler()}}
 }
 
 // reloaded records a config reload: its duration, and what changed. err
-// is the config's own error (nothing applied); servers that failed to
-// connect are in res.
-func (o *observability) reloaded(began time.Time, res hub.ApplyResult, err error) {
+// is the config's own error (nothing applied, cfg nil); servers that failed
+// to connect are in res.
+func (o *observability) reloaded(began time.Time, cfg *config.Config, res hub.ApplyResult, err error) {
 	o.metrics.Reloaded(time.Since(began), err)
-	if o.audit == nil || (err == nil && len(res.Added)+len(res.Removed)+len(res.Changed)+len(res.Failed) == 0) {
-		return
-	}
-	ch := audit.Change{Source: "reload", Added: res.Added, Removed: res.Removed, Changed: res.Changed}
-	if err != nil {
-		ch.Failed = map[string]string{"config": err.Error()}
-	}
-	for name, ferr := range res.Failed {
-		if ch.Failed == nil {
-			ch.Failed = map[string]string{}
+	if o.audit != nil {
+		ch := audit.Change{Source: "reload", Added: res.Added, Removed: res.Removed, Changed: res.Changed}
+		if err != nil {
+			ch.Failed = map[string]string{"config": err.Error()}
 		}
-		ch.Failed[name] = ferr.Error()
+		for name, ferr := range res.Failed {
+			if ch.Failed == nil {
+				ch.Failed = map[string]string{}
+			}
+			ch.Failed[name] = ferr.Error()
+		}
+		o.audit.ConfigChanged(ch)
 	}
-	o.audit.ConfigChanged(ch)
+	if cfg != nil { // last: once /readyz sees the new list, the rest is recorded
+		o.requires.Store(&cfg.Gateway.ReadyRequires)
+	}
 }
 
 // planEvent counts a plan step's end (retries and skips included).

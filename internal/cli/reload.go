@@ -75,7 +75,7 @@ func (a *app) reload(ctx context.Context, rt *runtime) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		a.logger.Error("config not reloaded; the running servers are unchanged", "err", err)
-		rt.obs.reloaded(began, hub.ApplyResult{}, err)
+		rt.obs.reloaded(began, nil, hub.ApplyResult{}, err)
 		return
 	}
 	if err := rt.pins.Reload(); err != nil {
@@ -83,7 +83,7 @@ func (a *app) reload(ctx context.Context, rt *runtime) {
 	}
 	res := rt.hub.Apply(ctx, cfg.Servers)
 	rt.hub.Refresh()
-	rt.obs.reloaded(began, res, nil)
+	rt.obs.reloaded(began, cfg, res, nil)
 	a.logger.Info("config reloaded", "added", res.Added, "removed", res.Removed, "changed", res.Changed)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected after reload", "server", name, "err", err)

@@ -21,8 +21,9 @@ const (
 type HealthOptions struct {
 	// Applied reports whether the config has been applied; nil: always.
 	Applied func() bool
-	// Requires names servers that must be active.
-	Requires []string
+	// Requires names the servers that must be active; nil: none. It is a
+	// func so that a config reload can change the list.
+	Requires func() []string
 }
 
 // Route is an extra endpoint served on the HTTP face, behind its guards
@@ -69,7 +70,11 @@ func (g *Gateway) notReady() []string {
 	if h.Applied != nil && !h.Applied() {
 		out = append(out, "the config is not applied yet")
 	}
-	for _, name := range h.Requires {
+	var requires []string
+	if h.Requires != nil {
+		requires = h.Requires()
+	}
+	for _, name := range requires {
 		st, err := g.hub.Get(name)
 		switch {
 		case err != nil:
