@@ -2,22 +2,26 @@ package cli
 
 import (
 	"context"
+	"os"
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/audit"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/metrics"
 	"github.com/weft-dev/weft/internal/plan"
+	"github.com/weft-dev/weft/internal/tracing"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // MetricsPath is where weft serve exposes Prometheus metrics.
 const MetricsPath = "/metrics"
 
 // observability is what watches a running weft: metrics, the audit log,
-// and the readiness flag /readyz reads.
+// traces, and the readiness flag /readyz reads.
 type observability struct {
 	metrics *metrics.Metrics
 	audit   *audit.Log // nil unless [audit] file is set
@@ -25,11 +29,18 @@ type observability struct {
 	// requires is [gateway] ready_requires as last loaded.
 	requires atomic.Pointer[[]string]
 	sources  func() map[string]int // sessions by face, set once the face exists
+	// tracer is nil unless the OTEL_* variables ask for traces.
+	tracer        *tracing.Tracer
+	traceShutdown func(context.Context) error
 }
 
 // newObservability opens what cfg asks for; the caller closes it.
-func (a *app) newObservability(cfg *config.Config, src metrics.Source) (*observability, error) {
-	o := &observability{}
+func (a *app) newObservability(ctx context.Context, cfg *config.Config, src metrics.Source) (*observability, error) {
+	tracer, shutdown, err := tracing.Setup(ctx, Version, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	o := &observability{tracer: tracer, traceShutdown: shutdown}
 	o.metrics = metrics.New(metrics.Options{Hub: src, MaxToolLabels: cfg.Metrics.MaxToolLabels,
 		Sessions: func() map[string]int {
 			if o.sources == nil {
@@ -54,7 +65,18 @@ func (o *observability) observer() hub.Observer {
 	if o.audit != nil {
 		obs = append(obs, o.audit)
 	}
+	if o.tracer != nil {
+		obs = append(obs, o.tracer)
+	}
 	return obs
+}
+
+// middleware is what wraps the face's requests: the tracer's request spans.
+func (o *observability) middleware() []mcp.Middleware {
+	if o.tracer == nil {
+		return nil
+	}
+	return []mcp.Middleware{o.tracer.Middleware()}
 }
 
 // gatewayOptions are the face's health and extra routes.
@@ -106,6 +128,18 @@ func (o *observability) close() {
 	if o.audit != nil {
 		_ = o.audit.Close()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = o.traceShutdown(ctx) // flush spans; a collector that is down loses them
+}
+
+// planSpan starts the span of a plan run; the run's tool calls nest in it.
+func (o *observability) planSpan(ctx context.Context, id string) (context.Context, func(error)) {
+	if o == nil || o.tracer == nil {
+		return ctx, func(error) {}
+	}
+	ctx, span := o.tracer.Start(ctx, "plan.run "+id, attribute.String("weft.plan", id))
+	return ctx, func(err error) { tracing.End(span, err) }
 }
 
 // withPlanCaller marks tool calls made by plan id as the plan's, keeping

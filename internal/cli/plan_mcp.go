@@ -110,7 +110,9 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 			opts.Resume = cp
 		}
 	}
-	cp, err := plan.Run(withPlanCaller(ctx, id), s.tools, p, opts)
+	ctx, endSpan := s.obs.planSpan(withPlanCaller(ctx, id), id)
+	cp, err := plan.Run(ctx, s.tools, p, opts)
+	endSpan(err)
 	s.obs.planRun(err)
 	if cp == nil {
 		return nil, err

@@ -46,7 +46,7 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	}
 	depth := delegationDepth(&hopts)
 	var src hubSource
-	obs, err := a.newObservability(cfg, &src)
+	obs, err := a.newObservability(ctx, cfg, &src)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	src.Hub = h
 	health, routes := obs.gatewayOptions(cfg)
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h, obs),
-		Health: health, Routes: routes,
+		Health: health, Routes: routes, Middleware: obs.middleware(),
 		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
 		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,

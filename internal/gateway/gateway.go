@@ -43,6 +43,9 @@ type Options struct {
 	// on the HTTP face, behind its guards (health.go).
 	Health HealthOptions
 	Routes []Route
+	// Middleware wraps every request a client sends, outermost first
+	// (tracing).
+	Middleware []mcp.Middleware
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -94,6 +97,9 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		UnsubscribeHandler:        g.unsubscribe,
 	})
 	g.server.AddReceivingMiddleware(g.explainMissingTools)
+	if len(opts.Middleware) > 0 {
+		g.server.AddReceivingMiddleware(opts.Middleware...) // added last: outermost
+	}
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	g.addDelegateTool(opts.Delegate)
