@@ -14,6 +14,7 @@ import (
 	"github.com/weft-dev/weft/internal/metrics"
 	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/tracing"
+	"github.com/weft-dev/weft/internal/ui"
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -29,6 +30,9 @@ type observability struct {
 	// requires is [gateway] ready_requires as last loaded.
 	requires atomic.Pointer[[]string]
 	sources  func() map[string]int // sessions by face, set once the face exists
+	// sessionList names the sessions, for the dashboard; set with sources.
+	sessionList func() []hub.Caller
+	live        *ui.Live // the dashboard's view of calls and servers
 	// tracer is nil unless the OTEL_* variables ask for traces.
 	tracer        *tracing.Tracer
 	traceShutdown func(context.Context) error
@@ -40,7 +44,7 @@ func (a *app) newObservability(ctx context.Context, cfg *config.Config, src metr
 	if err != nil {
 		return nil, err
 	}
-	o := &observability{tracer: tracer, traceShutdown: shutdown}
+	o := &observability{tracer: tracer, traceShutdown: shutdown, live: ui.NewLive(a.secrets.Redact)}
 	o.metrics = metrics.New(metrics.Options{Hub: src, MaxToolLabels: cfg.Metrics.MaxToolLabels,
 		Sessions: func() map[string]int {
 			if o.sources == nil {
@@ -61,7 +65,7 @@ func (a *app) newObservability(ctx context.Context, cfg *config.Config, src metr
 
 // observer is what the hub calls on every tool call and status change.
 func (o *observability) observer() hub.Observer {
-	obs := hub.Observers{o.metrics}
+	obs := hub.Observers{o.metrics, o.live}
 	if o.audit != nil {
 		obs = append(obs, o.audit)
 	}
@@ -109,12 +113,18 @@ func (o *observability) reloaded(began time.Time, cfg *config.Config, res hub.Ap
 	}
 }
 
-// planEvent counts a plan step's end (retries and skips included).
-func (o *observability) planEvent(e plan.Event) {
-	if o == nil || e.Kind == plan.StepStarted {
+// planEvent counts a plan step's end (retries and skips included) and
+// shows every step event on the dashboard.
+func (o *observability) planEvent(id string, e plan.Event) {
+	if o == nil {
 		return
 	}
-	o.metrics.PlanStep(string(e.Kind))
+	if e.Step != nil {
+		o.live.PlanStep(id, e.Step.Index, string(e.Kind))
+	}
+	if e.Kind != plan.StepStarted {
+		o.metrics.PlanStep(string(e.Kind))
+	}
 }
 
 // planRun counts a finished plan run.
@@ -125,6 +135,7 @@ func (o *observability) planRun(err error) {
 }
 
 func (o *observability) close() {
+	o.live.Close()
 	if o.audit != nil {
 		_ = o.audit.Close()
 	}
@@ -152,3 +163,16 @@ func withPlanCaller(ctx context.Context, id string) context.Context {
 
 // hubSource lets the metrics read a hub created after them.
 type hubSource struct{ *hub.Hub }
+
+// auditChange is a config change made by source (dashboard, …) to one
+// server.
+func auditChange(source, action, name string) audit.Change {
+	ch := audit.Change{Source: source}
+	switch action {
+	case "remove":
+		ch.Removed = []string{name}
+	default:
+		ch.Changed = []string{name + " (" + action + ")"}
+	}
+	return ch
+}

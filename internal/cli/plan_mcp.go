@@ -99,7 +99,7 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 			// Progress must only grow; retry events carry no counters.
 			finished = max(finished, e.Done+e.Failed)
 			progress(describeEvent(e), finished, e.Total)
-			s.obs.planEvent(e)
+			s.obs.planEvent(id, e)
 		}}
 	if o.Resume {
 		cp, ok, err := s.store.LoadCheckpoint(id)

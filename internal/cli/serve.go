@@ -54,19 +54,23 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 	h := hub.New(hopts)
 	src.Hub = h
 	health, routes := obs.gatewayOptions(cfg)
+	actions := &dashboardActions{}
+	routes = append(routes, obs.dashboardRoute(cfg, h, actions))
 	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h, obs),
 		Health: health, Routes: routes, Middleware: obs.middleware(),
 		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
 		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Delegate:        a.delegator(cfg, depth)})
-	obs.sources = gw.SessionsByFace
+	obs.sources, obs.sessionList = gw.SessionsByFace, gw.SessionList
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
 		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
 	}
 	obs.applied.Store(true)
-	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins, obs: obs}, nil
+	rt := &runtime{cfg: cfg, hub: h, gw: gw, pins: pins, obs: obs}
+	actions.rt.Store(rt)
+	return rt, nil
 }
 
 func (r *runtime) stop() {
@@ -110,6 +114,7 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	addr := ln.Addr().String()
 	hopts.Listen = addr
 	srv := &http.Server{Handler: rt.gw.HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(rt.obs.live.Close) // dashboard event streams never end on their own
 	stateFile, err := writeServeState(rt.cfg.Path, addr)
 	if err != nil {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)

@@ -64,7 +64,7 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 			http.Error(w, fmt.Sprintf("weft: cross-origin request refused: Origin %q is not this weft", origin), http.StatusForbidden)
 			return
 		}
-		if !isPublic(r) && !tokenOK(r, o.Token) {
+		if !ownAuth(r) && !tokenOK(r, o.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="weft"`)
 			http.Error(w, "weft: missing or wrong bearer token (Authorization: Bearer …)", http.StatusUnauthorized)
 			return

@@ -45,8 +45,16 @@ func (g *Gateway) mountObserve(mux *http.ServeMux) {
 	}
 }
 
-// isPublic reports whether r is a health probe, which needs no token.
-func isPublic(r *http.Request) bool {
+// UIPrefix is where the dashboard lives; it checks the token itself
+// (browsers send a cookie, not a bearer header).
+const UIPrefix = "/ui"
+
+// ownAuth reports whether r skips the bearer check: a health probe, which
+// needs no token, or a dashboard request, which checks its own.
+func ownAuth(r *http.Request) bool {
+	if r.URL.Path == UIPrefix || strings.HasPrefix(r.URL.Path, UIPrefix+"/") {
+		return true
+	}
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 		(r.URL.Path == HealthzPath || r.URL.Path == ReadyzPath)
 }
@@ -108,6 +116,15 @@ func (g *Gateway) SessionsByFace() map[string]int {
 	out := map[string]int{}
 	for ss := range g.server.Sessions() {
 		out[callerOf(ss).Face]++
+	}
+	return out
+}
+
+// SessionList names the client sessions connected to the face.
+func (g *Gateway) SessionList() []hub.Caller {
+	var out []hub.Caller
+	for ss := range g.server.Sessions() {
+		out = append(out, callerOf(ss))
 	}
 	return out
 }
