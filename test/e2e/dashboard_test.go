@@ -64,7 +64,7 @@ func showPage(ctx context.Context, page, ready string) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Evaluate[chromedp.Void](`location.hash = "` + page + `"`)(ctx, t)
+		_, err := chromedp.Evaluate[chromedp.Void](`location.hash = "`+page+`"`)(ctx, t)
 		return err
 	}), chromedp.WaitVisible(chromedp.CSS(ready)))
 }
