@@ -34,6 +34,7 @@ type observability struct {
 	sessionList func() []hub.Caller
 	live        *ui.Live // the dashboard's view of calls and servers
 	// tracer is nil unless the OTEL_* variables ask for traces.
+	metricsOn     bool // [metrics] enabled
 	tracer        *tracing.Tracer
 	traceShutdown func(context.Context) error
 }
@@ -44,7 +45,7 @@ func (a *app) newObservability(ctx context.Context, cfg *config.Config, src metr
 	if err != nil {
 		return nil, err
 	}
-	o := &observability{tracer: tracer, traceShutdown: shutdown, live: ui.NewLive(a.secrets.Redact)}
+	o := &observability{tracer: tracer, traceShutdown: shutdown, live: ui.NewLive(a.secrets.Redact), metricsOn: cfg.Metrics.On()}
 	o.metrics = metrics.New(metrics.Options{Hub: src, MaxToolLabels: cfg.Metrics.MaxToolLabels,
 		Sessions: func() map[string]int {
 			if o.sources == nil {
@@ -65,7 +66,10 @@ func (a *app) newObservability(ctx context.Context, cfg *config.Config, src metr
 
 // observer is what the hub calls on every tool call and status change.
 func (o *observability) observer() hub.Observer {
-	obs := hub.Observers{o.metrics, o.live}
+	obs := hub.Observers{o.live}
+	if o.metricsOn {
+		obs = append(obs, o.metrics)
+	}
 	if o.audit != nil {
 		obs = append(obs, o.audit)
 	}
@@ -86,8 +90,11 @@ func (o *observability) middleware() []mcp.Middleware {
 // gatewayOptions are the face's health and extra routes.
 func (o *observability) gatewayOptions(cfg *config.Config) (gateway.HealthOptions, []gateway.Route) {
 	o.requires.Store(&cfg.Gateway.ReadyRequires)
-	return gateway.HealthOptions{Applied: o.applied.Load, Requires: func() []string { return *o.requires.Load() }},
-		[]gateway.Route{{Pattern: "GET " + MetricsPath, Handler: o.metrics.Handler()}}
+	health := gateway.HealthOptions{Applied: o.applied.Load, Requires: func() []string { return *o.requires.Load() }}
+	if !o.metricsOn {
+		return health, nil
+	}
+	return health, []gateway.Route{{Pattern: "GET " + MetricsPath, Handler: o.metrics.Handler()}}
 }
 
 // reloaded records a config reload: its duration, and what changed. err

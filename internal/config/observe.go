@@ -25,6 +25,8 @@ type Audit struct {
 
 // Metrics is the [metrics] table.
 type Metrics struct {
+	// Enabled serves /metrics and counts calls (default true).
+	Enabled *bool `toml:"enabled"`
 	// MaxToolLabels bounds how many tool names get their own label on
 	// weft_tool_calls_total (0: the default 100; -1: no tool label).
 	MaxToolLabels int `toml:"max_tool_labels"`
@@ -33,7 +35,7 @@ type Metrics struct {
 // auditKeys and metricsKeys list the tables' keys, for unknown-key messages.
 const (
 	auditKeys   = "file, log_arguments, max_size_mb, max_files"
-	metricsKeys = "max_tool_labels"
+	metricsKeys = "enabled, max_tool_labels"
 )
 
 // applyObserve copies [audit], [metrics] and [gateway] ready_requires onto
@@ -70,3 +72,6 @@ func applyObserve(cfg *Config, fc *fileConfig, path string) error {
 func defaultAudit() Audit {
 	return Audit{MaxSizeMB: DefaultAuditMaxSizeMB, MaxFiles: DefaultAuditMaxFiles}
 }
+
+// On reports whether metrics are collected and served.
+func (m Metrics) On() bool { return m.Enabled == nil || *m.Enabled }
