@@ -178,8 +178,8 @@ func readAudit(t *testing.T, path string) []map[string]any {
 }
 
 // TestPrometheusScrapesWeft runs the real Prometheus against a running
-// weft, with the scrape config the observability guide shows, and reads a
-// call counter back through its query API.
+// weft, with the scrape config docs/guides/observability.md shows, and
+// reads a call counter back through its query API.
 func TestPrometheusScrapesWeft(t *testing.T) {
 	prom := testutil.SystemTool(t, "prometheus", "prometheus")
 	e := newEnv(t)
@@ -194,16 +194,7 @@ func TestPrometheusScrapesWeft(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(observeToken), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: weft
-    metrics_path: /metrics
-    authorization:
-      credentials_file: %s
-    static_configs:
-      - targets: ["%s"]
-`, tokenFile, target)
+	cfg := guideScrapeConfig(t, target, tokenFile)
 	cfgFile := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
