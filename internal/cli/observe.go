@@ -151,13 +151,37 @@ func (o *observability) close() {
 	_ = o.traceShutdown(ctx) // flush spans; a collector that is down loses them
 }
 
-// planSpan starts the span of a plan run; the run's tool calls nest in it.
-func (o *observability) planSpan(ctx context.Context, id string) (context.Context, func(error)) {
+// span starts an internal span (a plan run, a delegation) whose end takes
+// the outcome; without tracing both are no-ops.
+func (o *observability) span(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, func(error)) {
 	if o == nil || o.tracer == nil {
 		return ctx, func(error) {}
 	}
-	ctx, span := o.tracer.Start(ctx, "plan.run "+id, attribute.String("weft.plan", id))
+	ctx, span := o.tracer.Start(ctx, name, attrs...)
 	return ctx, func(err error) { tracing.End(span, err) }
+}
+
+// tracedDelegator gives every delegation a span; the calls it makes back
+// into weft continue the trace through _meta.
+type tracedDelegator struct {
+	gateway.Delegator
+	obs *observability
+}
+
+// Delegate implements gateway.Delegator.
+func (d tracedDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (string, any, error) {
+	ctx, end := d.obs.span(ctx, "delegation", attribute.Int("weft.delegation.depth", in.Depth))
+	text, v, err := d.Delegator.Delegate(ctx, in, progress)
+	end(err)
+	return text, v, err
+}
+
+// delegator wraps d in a span when tracing is on.
+func (o *observability) delegator(d gateway.Delegator) gateway.Delegator {
+	if d == nil || o.tracer == nil {
+		return d
+	}
+	return tracedDelegator{Delegator: d, obs: o}
 }
 
 // withPlanCaller marks tool calls made by plan id as the plan's, keeping

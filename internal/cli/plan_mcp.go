@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
@@ -110,7 +111,7 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 			opts.Resume = cp
 		}
 	}
-	ctx, endSpan := s.obs.planSpan(withPlanCaller(ctx, id), id)
+	ctx, endSpan := s.obs.span(withPlanCaller(ctx, id), "plan.run "+id, attribute.String("weft.plan", id))
 	cp, err := plan.Run(ctx, s.tools, p, opts)
 	endSpan(err)
 	s.obs.planRun(err)

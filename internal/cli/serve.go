@@ -61,7 +61,7 @@ func (a *app) start(ctx context.Context) (*runtime, error) {
 		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
 		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Delegate:        a.delegator(cfg, depth)})
+		Delegate:        obs.delegator(a.delegator(cfg, depth))})
 	obs.sources, obs.sessionList = gw.SessionsByFace, gw.SessionList
 	res := h.Apply(ctx, cfg.Servers)
 	for name, err := range res.Failed {
