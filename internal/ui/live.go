@@ -172,6 +172,12 @@ func (l *Live) subscribe() (<-chan event, func()) {
 // publish sends an event to every page; a page that cannot keep up loses
 // events rather than slowing calls down (it resyncs from the snapshot).
 func (l *Live) publish(name string, v any) {
+	l.mu.Lock()
+	watched := len(l.subs) > 0
+	l.mu.Unlock()
+	if !watched {
+		return // nobody has the dashboard open: no encoding on the call path
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return
