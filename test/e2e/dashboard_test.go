@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -116,6 +117,28 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("the token stayed in the URL: %s", loc)
 	}
 	screenshot(t, ctx, "servers")
+
+	// A running plan's steps change state on the open page.
+	if err := showPage(ctx, "plans", `#plans a`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#plans a`)), chromedp.WaitVisible(chromedp.CSS(`#dag g.step.pending`))); err != nil {
+		t.Fatalf("plan graph before the run: %v", err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "weft__plan_run", Arguments: map[string]any{"id": "report"}})
+	if err != nil || res.IsError {
+		t.Fatalf("weft__plan_run: %v %+v", err, res)
+	}
+	lit, cancel := context.WithTimeout(ctx, 10*time.Second)
+	_, err = chromedp.Run(lit, chromedp.Poll[bool](`document.querySelectorAll("#dag g.step.done").length === 4`))
+	cancel()
+	if err != nil {
+		t.Fatalf("the plan's steps did not turn done on the open page: %v", err)
+	}
+	screenshot(t, ctx, "plan-run")
+	if err := showPage(ctx, "servers", `tr[data-server="one"].up`); err != nil {
+		t.Fatal(err)
+	}
 
 	// A server going down turns its row red within 2 s.
 	pid := childNamed(t, s.cmd.Process.Pid, "--name one")
