@@ -1,7 +1,6 @@
 package audit_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/weft-dev/weft/internal/audit"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/testutil"
 )
 
 // secrets masks one known secret, as policy.Secrets does.
@@ -33,25 +33,6 @@ func open(t *testing.T, opts audit.Options) *audit.Log {
 	return l
 }
 
-func lines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 func toolCall(args string) *hub.Call {
 	return &hub.Call{
 		Caller: hub.Caller{Face: "http", Session: "S1", Client: "claude-code"}, Server: "gh", Tool: "gh__create_issue",
@@ -63,7 +44,7 @@ func toolCall(args string) *hub.Call {
 func TestToolCallLineHasDigestNotArguments(t *testing.T) {
 	l := open(t, audit.Options{Redactor: secrets("ghp_SECRET123")})
 	l.CallEnded(context.Background(), toolCall(`{"title":"hello","token":"ghp_SECRET123"}`))
-	got := lines(t, l.Path())
+	got := testutil.ReadJSONLines(t, l.Path())
 	if len(got) != 1 {
 		t.Fatalf("%d lines, want 1", len(got))
 	}
@@ -100,7 +81,7 @@ func TestToolCallLineHasDigestNotArguments(t *testing.T) {
 func TestLogArgumentsMasksSecrets(t *testing.T) {
 	l := open(t, audit.Options{LogArguments: true, Redactor: secrets("ghp_SECRET123")})
 	l.CallEnded(context.Background(), toolCall(`{"title":"hello","token":"ghp_SECRET123"}`))
-	args, _ := lines(t, l.Path())[0]["args"].(map[string]any)
+	args, _ := testutil.ReadJSONLines(t, l.Path())[0]["args"].(map[string]any)
 	if args["title"] != "hello" || args["token"] != "***" {
 		t.Fatalf("args logged as %v, want the title and the token masked", args)
 	}
@@ -110,7 +91,7 @@ func TestConfigChangeLine(t *testing.T) {
 	l := open(t, audit.Options{Now: func() time.Time { return time.Unix(0, 0) }, Redactor: secrets("hunter22")})
 	l.ConfigChanged(audit.Change{Source: "reload", Added: []string{"a"}, Removed: []string{"b"},
 		Failed: map[string]string{"a": "auth hunter22 refused"}})
-	rec := lines(t, l.Path())[0]
+	rec := testutil.ReadJSONLines(t, l.Path())[0]
 	ch, _ := rec["change"].(map[string]any)
 	if rec["kind"] != "config_change" || ch["source"] != "reload" || ch["added"].([]any)[0] != "a" ||
 		ch["failed"].(map[string]any)["a"] != "auth *** refused" {

@@ -24,6 +24,19 @@ const dashboardPlan = `{"id":"report","title":"Weekly report","steps":[
  {"index":3,"title":"Fetch CI","depends_on":[1],"tool_calls":[{"name":"two__echo","args":{"text":"ci"}}]},
  {"index":4,"title":"Summarise","depends_on":[2,3],"tool_calls":[{"name":"one__echo","args":{"text":"sum"}}]}]}`
 
+// storePlan puts a plan in the environment's plans directory, as
+// `weft plan import` would.
+func (e *env) storePlan(t *testing.T, id, body string) {
+	t.Helper()
+	plans := filepath.Join(e.home, ".weft", "plans")
+	if err := os.MkdirAll(plans, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plans, id+".json"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // browser starts a fresh headless Chromium with the flags a shared CI
 // machine needs.
 func browser(t *testing.T) context.Context {
@@ -91,13 +104,7 @@ func TestDashboardInChromium(t *testing.T) {
 	e.writeConfig(t, fmt.Sprintf("[security]\nhttp_token_env = \"WEFT_TOKEN\"\n\n"+
 		"[tools.mcp_servers.one]\ntarget = %q\nargs = [\"--name\", \"one\"]\n\n"+
 		"[tools.mcp_servers.two]\ntarget = %q\nargs = [\"--name\", \"two\"]\n", fake, fake))
-	plans := filepath.Join(e.home, ".weft", "plans")
-	if err := os.MkdirAll(plans, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(plans, "report.json"), []byte(dashboardPlan), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.storePlan(t, "report", dashboardPlan)
 	s := e.serve()
 	base := strings.TrimSuffix(s.url, "/mcp")
 	cs := connectToken(t, s.url, observeToken)

@@ -64,13 +64,7 @@ func TestObservabilityGuideCommands(t *testing.T) {
 	dot := testutil.SystemTool(t, "dot", "graphviz")
 	e := newEnv(t)
 	e.writeConfig(t, "[gateway]\nready_requires = [\"github\"]\n")
-	plans := filepath.Join(e.home, ".weft", "plans")
-	if err := os.MkdirAll(plans, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(plans, "report.json"), []byte(dashboardPlan), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.storePlan(t, "report", dashboardPlan)
 	s := e.serve()
 	base := strings.TrimSuffix(s.url, "/mcp")
 	guide := observeGuide(t)

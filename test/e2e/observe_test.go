@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,24 +22,7 @@ const observeToken = "observe-token-123"
 // get fetches url with the given headers ("Host" sets the Host header).
 func get(t *testing.T, url string, header map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, string(b)
+	return request(t, http.MethodGet, url, "", header)
 }
 
 // bearer adds a token to every request.
@@ -135,7 +116,7 @@ func TestHealthMetricsAndAuditOnServe(t *testing.T) {
 		t.Errorf("the reload is not counted:\n%s", grepLines(body, "reload"))
 	}
 
-	recs := readAudit(t, filepath.Join(e.home, "audit.jsonl"))
+	recs := testutil.ReadJSONLines(t, filepath.Join(e.home, "audit.jsonl"))
 	if len(recs) == 0 || recs[0]["kind"] != "tool_call" || recs[0]["tool"] != "one__echo" || recs[0]["face"] != "http" ||
 		recs[0]["session"] == "" || recs[0]["outcome"] != "ok" || recs[0]["args_sha256"] == "" || recs[0]["args"] != nil {
 		t.Fatalf("audit log: %v, want the call with face, session, outcome and a digest only", recs)
@@ -156,25 +137,6 @@ func grepLines(text, word string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-func readAudit(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("audit line %q: %v", sc.Text(), err)
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // TestPrometheusScrapesWeft runs the real Prometheus against a running
