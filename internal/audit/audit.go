@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/weft-dev/weft/internal/hub"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Redactor masks secret values in text; *policy.Secrets is one.
@@ -49,6 +50,7 @@ type Record struct {
 	Outcome    hub.Outcome     `json:"outcome,omitempty"`
 	Error      string          `json:"error,omitempty"`
 	ArgsSHA256 string          `json:"args_sha256,omitempty"`
+	TraceID    string          `json:"trace_id,omitempty"` // when tracing is on: find the call's trace
 	Args       json.RawMessage `json:"args,omitempty"`
 
 	Change *Change `json:"change,omitempty"`
@@ -138,9 +140,12 @@ func (l *Log) CallStarted(ctx context.Context, _ *hub.Call) context.Context { re
 func (l *Log) ServerChanged(hub.ServerEvent) {}
 
 // CallEnded implements hub.Observer: one line per tool call.
-func (l *Log) CallEnded(_ context.Context, c *hub.Call) {
+func (l *Log) CallEnded(ctx context.Context, c *hub.Call) {
 	rec := Record{Time: c.Start.UTC(), Kind: "tool_call", Caller: c.Caller, Server: c.Server, Tool: c.Tool,
 		DurationMS: float64(c.Duration.Microseconds()) / 1000, Outcome: c.Outcome}
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		rec.TraceID = sc.TraceID().String()
+	}
 	if c.Err != nil {
 		rec.Error = l.redact(c.Err.Error())
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/weft-dev/weft/internal/audit"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/testutil"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // secrets masks one known secret, as policy.Secrets does.
@@ -129,5 +130,18 @@ func TestExistingFileIsRestrictedTo0600(t *testing.T) {
 	open(t, audit.Options{File: path})
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+func TestToolCallCarriesTheTraceID(t *testing.T) {
+	l := open(t, audit.Options{})
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	ctx := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid}))
+	l.CallEnded(ctx, toolCall(`{}`))
+	l.CallEnded(context.Background(), toolCall(`{}`))
+	recs := testutil.ReadJSONLines(t, l.Path())
+	if recs[0]["trace_id"] != tid.String() || recs[1]["trace_id"] != nil {
+		t.Fatalf("trace ids %v and %v, want the span's and none", recs[0]["trace_id"], recs[1]["trace_id"])
 	}
 }
