@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -39,13 +39,18 @@ type observability struct {
 	traceShutdown func(context.Context) error
 }
 
-// newObservability opens what cfg asks for; the caller closes it.
-func (a *app) newObservability(ctx context.Context, cfg *config.Config, src metrics.Source) (*observability, error) {
-	tracer, shutdown, err := tracing.Setup(ctx, Version, os.Getenv)
+// newObservability opens what cfg asks for; the caller closes it. redact
+// masks secrets (nil: none known).
+func newObservability(ctx context.Context, cfg *config.Config, version string, redact audit.Redactor, src metrics.Source) (*observability, error) {
+	tracer, shutdown, err := tracing.Setup(ctx, version, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	o := &observability{tracer: tracer, traceShutdown: shutdown, live: ui.NewLive(a.secrets.Redact), metricsOn: cfg.Metrics.On()}
+	var redactFn func(string) string
+	if redact != nil {
+		redactFn = redact.Redact
+	}
+	o := &observability{tracer: tracer, traceShutdown: shutdown, live: ui.NewLive(redactFn), metricsOn: cfg.Metrics.On()}
 	o.metrics = metrics.New(metrics.Options{Hub: src, MaxToolLabels: cfg.Metrics.MaxToolLabels,
 		Sessions: func() map[string]int {
 			if o.sources == nil {
@@ -55,8 +60,9 @@ func (a *app) newObservability(ctx context.Context, cfg *config.Config, src metr
 		}})
 	if cfg.Audit.File != "" {
 		l, err := audit.Open(audit.Options{File: cfg.Audit.File, LogArguments: cfg.Audit.LogArguments,
-			MaxBytes: int64(cfg.Audit.MaxSizeMB) << 20, MaxFiles: cfg.Audit.MaxFiles, Redactor: &a.secrets})
+			MaxBytes: int64(cfg.Audit.MaxSizeMB) << 20, MaxFiles: cfg.Audit.MaxFiles, Redactor: redact})
 		if err != nil {
+			_ = shutdown(ctx)
 			return nil, err
 		}
 		o.audit = l
@@ -97,13 +103,15 @@ func (o *observability) gatewayOptions(cfg *config.Config) (gateway.HealthOption
 	return health, []gateway.Route{{Pattern: "GET " + MetricsPath, Handler: o.metrics.Handler()}}
 }
 
-// reloaded records a config reload: its duration, and what changed. err
-// is the config's own error (nothing applied, cfg nil); servers that failed
-// to connect are in res.
-func (o *observability) reloaded(began time.Time, cfg *config.Config, res hub.ApplyResult, err error) {
-	o.metrics.Reloaded(time.Since(began), err)
+// changed records a config change: its duration and what it did, in the
+// metrics and the audit log. err is the change's own error (nothing
+// applied, cfg nil); servers that failed to connect are in res.
+func (o *observability) changed(source string, began time.Time, cfg *config.Config, res hub.ApplyResult, err error) {
+	if source == "reload" {
+		o.metrics.Reloaded(time.Since(began), err)
+	}
 	if o.audit != nil {
-		ch := audit.Change{Source: "reload", Added: res.Added, Removed: res.Removed, Changed: res.Changed}
+		ch := audit.Change{Source: source, Added: res.Added, Removed: res.Removed, Changed: res.Changed}
 		if err != nil {
 			ch.Failed = map[string]string{"config": err.Error()}
 		}
@@ -192,18 +200,7 @@ func withPlanCaller(ctx context.Context, id string) context.Context {
 	return hub.WithCaller(ctx, c)
 }
 
-// hubSource lets the metrics read a hub created after them.
-type hubSource struct{ *hub.Hub }
 
-// auditChange is a config change made by source (dashboard, …) to one
-// server.
-func auditChange(source, action, name string) audit.Change {
-	ch := audit.Change{Source: source}
-	switch action {
-	case "remove":
-		ch.Removed = []string{name}
-	default:
-		ch.Changed = []string{name + " (" + action + ")"}
-	}
-	return ch
-}
+// hubSource lets the metrics and the dashboard read a hub created after
+// them.
+type hubSource struct{ *hub.Hub }

@@ -1,10 +1,9 @@
-package cli
+package daemon
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"sync/atomic"
 
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
@@ -13,80 +12,59 @@ import (
 	"github.com/weft-dev/weft/internal/ui"
 )
 
-// dashboardActions carries out the dashboard's actions the way the CLI
-// does: server changes are edits of weft.toml, which the running weft's
-// config watcher applies (the same path as `weft mcp remove`); approving a
-// tool updates the pins file and refreshes the catalog.
-type dashboardActions struct {
-	rt atomic.Pointer[runtime] // set once the runtime is built
-}
+// dashboardActions carries out the dashboard's actions through the same
+// change path as the CLI, the admin API and mcp_manage (Change).
+type dashboardActions struct{ d *Daemon }
 
-var _ ui.Actions = (*dashboardActions)(nil)
-
-func (d *dashboardActions) runtime() (*runtime, error) {
-	rt := d.rt.Load()
-	if rt == nil {
-		return nil, fmt.Errorf("weft is still starting; retry in a moment")
-	}
-	return rt, nil
-}
+var _ ui.Actions = dashboardActions{}
 
 // Server implements ui.Actions.
-func (d *dashboardActions) Server(ctx context.Context, name, action string) error {
-	rt, err := d.runtime()
-	if err != nil {
-		return err
-	}
-	path := rt.cfg.Path
+func (a dashboardActions) Server(ctx context.Context, name, action string) error {
+	d := a.d
 	switch action {
 	case "reconnect":
-		cfg, ok := rt.hub.Config(name)
+		cfg, ok := d.hub.Config(name)
 		if !ok {
 			return fmt.Errorf("%s: %w", name, hub.ErrNotFound)
 		}
-		_, err = rt.hub.Swap(ctx, cfg)
+		_, err := d.hub.Swap(ctx, cfg)
+		return err
 	case "disable":
-		err = config.SetServerEnabled(path, name, false)
+		_, err := d.Change(ctx, Edit{Source: "dashboard", File: func(data []byte) ([]byte, error) {
+			return config.SetServerEnabledIn(data, d.path, name, false)
+		}})
+		return err
 	case "enable":
-		err = config.SetServerEnabled(path, name, true)
+		_, err := d.EnableServer(ctx, name)
+		return err
 	case "remove":
-		err = config.RemoveServer(path, name)
-	default:
-		err = fmt.Errorf("unknown action %q; use reconnect, disable, enable or remove", action)
+		_, err := d.Change(ctx, Edit{Source: "dashboard", File: func(data []byte) ([]byte, error) {
+			return config.RemoveServerFrom(data, d.path, name)
+		}})
+		return err
 	}
-	if err == nil && rt.obs.audit != nil && action != "reconnect" {
-		rt.obs.audit.ConfigChanged(auditChange("dashboard", action, name))
-	}
-	return err
+	return fmt.Errorf("unknown action %q; use reconnect, disable, enable or remove", action)
 }
 
-// Approve implements ui.Actions.
-func (d *dashboardActions) Approve(_ context.Context, server, tool string) error {
-	rt, err := d.runtime()
-	if err != nil {
+// Approve implements ui.Actions, as `weft mcp approve SERVER/TOOL` does.
+func (a dashboardActions) Approve(_ context.Context, server, tool string) error {
+	if _, err := a.d.pins.Approve(server, tool); err != nil {
 		return err
 	}
-	if _, err := rt.pins.Approve(server, tool); err != nil {
-		return err
-	}
-	rt.hub.Refresh()
+	a.d.hub.Refresh()
 	return nil
 }
 
 // Withheld implements ui.Actions.
-func (d *dashboardActions) Withheld() []ui.Withheld {
-	rt := d.rt.Load()
-	if rt == nil {
-		return nil
-	}
+func (a dashboardActions) Withheld() []ui.Withheld {
 	var out []ui.Withheld
-	for _, c := range rt.pins.Pending() {
+	for _, c := range a.d.pins.Pending() {
 		out = append(out, ui.Withheld{Server: c.Server, Tool: c.Tool})
 	}
 	return out
 }
 
-// dashboardRoute builds the /ui/ route; token is the HTTP face's token.
+// dashboardRoute builds the /ui/ route; its token is the HTTP face's.
 func (o *observability) dashboardRoute(cfg *config.Config, src ui.Source, actions ui.Actions) gateway.Route {
 	token := ""
 	if cfg.Security.HTTPTokenEnv != "" {
