@@ -66,6 +66,12 @@ type Gateway struct {
 	// ReadyRequires names servers that must be active before /readyz
 	// answers ready.
 	ReadyRequires []string `toml:"ready_requires"`
+	// The HTTP face's own limits (httpface.go has the defaults).
+	MaxConnections     int      `toml:"max_connections"`      // open client connections
+	IdleTimeout        Duration `toml:"idle_timeout"`         // keep-alive connection with no request
+	BodyTimeout        Duration `toml:"body_timeout"`         // reading one request body
+	MaxSessions        int      `toml:"max_sessions"`         // Streamable HTTP sessions
+	SessionIdleTimeout Duration `toml:"session_idle_timeout"` // session nobody used
 }
 
 // Limits bounds what weft exposes and accepts ([limits]).

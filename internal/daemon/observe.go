@@ -177,11 +177,11 @@ type tracedDelegator struct {
 }
 
 // Delegate implements gateway.Delegator.
-func (d tracedDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (string, any, error) {
+func (d tracedDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (gateway.DelegateResult, error) {
 	ctx, end := d.obs.span(ctx, "delegation", attribute.Int("weft.delegation.depth", in.Depth))
-	text, v, err := d.Delegator.Delegate(ctx, in, progress)
+	res, err := d.Delegator.Delegate(ctx, in, progress)
 	end(err)
-	return text, v, err
+	return res, err
 }
 
 // delegator wraps d in a span when tracing is on.
@@ -199,7 +199,6 @@ func withPlanCaller(ctx context.Context, id string) context.Context {
 	c.Agent = "plan:" + id
 	return hub.WithCaller(ctx, c)
 }
-
 
 // hubSource lets the metrics and the dashboard read a hub created after
 // them.

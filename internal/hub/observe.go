@@ -145,19 +145,6 @@ func (h *Hub) serverChanged(s *server, reconnected bool) {
 	h.opts.Observer.ServerChanged(ServerEvent{Name: s.name, Status: st.Status, Reconnected: reconnected, Err: st.LastError})
 }
 
-// errLimit marks a call refused for want of a free call slot.
-var errLimit = errors.New("call limit")
-
-// limitError is a refusal by weft's concurrency limits; its text is the
-// message, and it matches both errLimit and the context's error.
-type limitError struct {
-	msg   string
-	cause error
-}
-
-func (e *limitError) Error() string   { return e.msg }
-func (e *limitError) Unwrap() []error { return []error{errLimit, e.cause} }
-
 // outcomeOf classifies the end of a call; ctx is the caller's context.
 func outcomeOf(ctx context.Context, res *mcp.CallToolResult, err error) Outcome {
 	var open *CircuitOpenError
@@ -170,9 +157,9 @@ func outcomeOf(ctx context.Context, res *mcp.CallToolResult, err error) Outcome 
 		return OutcomeCancelled
 	case errors.As(err, &open):
 		return OutcomeBreakerOpen
-	case errors.Is(err, errLimit):
+	case errors.Is(err, ErrNoCallSlot):
 		return OutcomeLimit
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return OutcomeTimeout
 	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrNotFound), errors.Is(err, ErrDraining),
 		errors.Is(err, ErrDisconnected), errors.Is(err, ErrConnecting), errors.Is(err, ErrHubClosed):
