@@ -10,7 +10,7 @@ import (
 )
 
 // delegateToolName is the built-in tool that hands a task to Claude Code or
-// weft's own agent (SPEC D1).
+// weft's own agent.
 const delegateToolName = "weft__delegate"
 
 // Delegator runs delegations for the delegate tool. The composition root

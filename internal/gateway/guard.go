@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// HTTPOptions harden the HTTP face (SPEC S6, S10).
+// HTTPOptions harden the HTTP face.
 type HTTPOptions struct {
 	// Listen is the address weft is bound to; its host is accepted as a Host
 	// header along with the loopback names.

@@ -56,9 +56,11 @@ type Status struct {
 	Clashes []string           `json:"clashes,omitempty"`
 }
 
-func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
-	cat := g.hub.Catalog()
-	st := Status{Servers: g.hub.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
+// StatusOf is the status of h's servers and catalog, as the admin endpoint
+// answers it and `weft mcp list` prints it.
+func StatusOf(h *hub.Hub) Status {
+	cat := h.Catalog()
+	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
 	for _, t := range cat.Tools {
 		if t.Listed {
 			st.Listed = append(st.Listed, t.Name)
@@ -66,6 +68,11 @@ func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
 			st.Hidden = append(st.Hidden, t.Name)
 		}
 	}
+	return st
+}
+
+func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
+	st := StatusOf(g.hub)
 	g.setConfigETag(w)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(st)
