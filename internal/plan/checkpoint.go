@@ -37,7 +37,7 @@ type Checkpoint struct {
 	// directory: the checkpoint as stored, before Store.LoadCheckpoint reads
 	// the files back into Variables.
 	Results map[string]string `json:"results,omitempty"`
-	Calls          map[string]int `json:"calls,omitempty"` // tool calls made, per tool, for the guards
+	Calls   map[string]int    `json:"calls,omitempty"` // tool calls made, per tool, for the guards
 }
 
 // FailedStep records why a step failed.
