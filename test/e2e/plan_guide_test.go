@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/weft-dev/weft/internal/plan"
 )
 
 // guidePlan returns the example plan of docs/guides/plans.md, so that the
@@ -80,9 +82,9 @@ func TestPlanGuideCommands(t *testing.T) {
 			}
 		}
 		if slices.Contains(st.args, "a=40") && !slices.Contains(st.args, "--dry-run") {
-			b, err := os.ReadFile(filepath.Join(e.home, ".weft", "plans", "hello.run.json"))
-			if err != nil || !strings.Contains(string(b), `"report":"Echo: Echo: hello world / The sum of 40 and 3 is 43."`) {
-				t.Errorf("checkpoint after run with a=40: %s %v", b, err)
+			cp, _, err := (&plan.Store{Dir: filepath.Join(e.home, ".weft", "plans")}).LoadCheckpoint("hello")
+			if err != nil || cp.Variables["report"] != "Echo: Echo: hello world / The sum of 40 and 3 is 43." {
+				t.Errorf("checkpoint after run with a=40: %v %v", cp, err)
 			}
 		}
 	}
