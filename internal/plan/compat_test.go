@@ -57,7 +57,7 @@ func TestParseMCPCLIPlans(t *testing.T) {
 func TestParseStepForms(t *testing.T) {
 	for _, tc := range []struct {
 		name, steps, err string
-		want            Step
+		want             Step
 	}{
 		{"ints", `{"index":2,"title":"t","depends_on":[1],"tool_calls":[{"name":"echo"}]}`, "",
 			Step{Index: 2, Title: "t", DependsOn: []int{1}, ToolCalls: []ToolCall{{Name: "echo"}}}},
