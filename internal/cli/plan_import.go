@@ -156,3 +156,38 @@ func refuseExisting(s *plan.Store, p *plan.Plan, force bool) error {
 	}
 	return nil
 }
+
+// planToRun is the plan `weft plan run` runs: the stored plan named by args,
+// or the file --from names, saved first. A stored plan with the file's id is
+// reused when it is the same plan, and refused when it differs.
+func (a *app) planToRun(cmd *cobra.Command, f *planFlags, args []string, from string, rules []string) (*plan.Plan, error) {
+	switch {
+	case from == "" && len(args) == 1:
+		_, p, err := f.load(args[0])
+		return p, err
+	case from == "":
+		return nil, errors.New("name the plan to run: weft plan run ID, or weft plan run --from FILE")
+	case len(args) == 1:
+		return nil, errors.New("name a stored plan (weft plan run ID) or a plan file (weft plan run --from FILE), not both")
+	}
+	maps, err := plan.ParseToolMaps(rules)
+	if err != nil {
+		return nil, err
+	}
+	p, err := readPlanFile(from)
+	if err != nil {
+		return nil, err
+	}
+	p.MapTools(maps)
+	s, err := f.store()
+	if err != nil {
+		return nil, err
+	}
+	if old, err := s.Load(p.ID); err == nil {
+		if old.Hash() != p.Hash() {
+			return nil, fmt.Errorf("plan %s is already stored and differs from %s; `weft plan import --force %s` replaces it", p.ID, from, from)
+		}
+		return old, nil
+	}
+	return p, a.saveImported(cmd, f, p, false)
+}

@@ -104,8 +104,8 @@ func TestPlanGuideMCPCLI(t *testing.T) {
 	}
 	const id = "5f0c2d7e-8b1a-4c3e-9f6d-2a7b4e1c9d03"
 	cmds := guideCommands(t, "<!-- mcp-cli commands -->")
-	if len(cmds) != 3 {
-		t.Fatalf("the guide's mcp-cli block has %d commands, want 3", len(cmds))
+	if len(cmds) != 4 {
+		t.Fatalf("the guide's mcp-cli block has %d commands, want 4", len(cmds))
 	}
 	for _, c := range cmds {
 		for i, a := range c {
@@ -127,6 +127,9 @@ func TestPlanGuideMCPCLI(t *testing.T) {
 		{cmds[1], 0, []string{"Saved plan " + id + " (2 steps)."}},
 		{cmds[2], 0, []string{"Plan " + id + " completed: 2/2 steps done"}},
 		{[]string{"plan", "show", "e4a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b"}, 0, []string{"2. Greet again   [everything__echo]    ← after: 1"}},
+		{cmds[3], 0, []string{"Plan e4a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b completed: 2/2 steps done"}},
+		// Without the rule the file's plan differs from the stored one.
+		{cmds[3][:len(cmds[3])-3], 1, []string{"plan e4a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b is already stored and differs from"}},
 	}
 	for _, st := range steps {
 		out, errOut, code := e.run(st.args...)
