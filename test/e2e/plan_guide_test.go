@@ -72,15 +72,7 @@ func TestPlanGuideCommands(t *testing.T) {
 		{[]string{"plan", "show", "hello"}, 1, []string{"no such plan"}},
 	}
 	for _, st := range steps {
-		out, errOut, code := e.run(st.args...)
-		if code != st.code {
-			t.Fatalf("weft %v: exit %d, want %d\n%s\n%s", st.args, code, st.code, out, errOut)
-		}
-		for _, w := range st.want {
-			if !strings.Contains(out+errOut, w) {
-				t.Errorf("weft %v: output lacks %q:\n%s%s", st.args, w, out, errOut)
-			}
-		}
+		e.expect(st.args, st.code, st.want...)
 		if slices.Contains(st.args, "a=40") && !slices.Contains(st.args, "--dry-run") {
 			cp, _, err := (&plan.Store{Dir: filepath.Join(e.home, ".weft", "plans")}).LoadCheckpoint("hello")
 			if err != nil || cp.Variables["report"] != "Echo: Echo: hello world / The sum of 40 and 3 is 43." {
@@ -132,15 +124,7 @@ func TestPlanGuideMCPCLI(t *testing.T) {
 		{cmds[3][:len(cmds[3])-3], 1, []string{"plan e4a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b is already stored and differs from"}},
 	}
 	for _, st := range steps {
-		out, errOut, code := e.run(st.args...)
-		if code != st.code {
-			t.Fatalf("weft %v: exit %d, want %d\n%s\n%s", st.args, code, st.code, out, errOut)
-		}
-		for _, w := range st.want {
-			if !strings.Contains(out+errOut, w) {
-				t.Errorf("weft %v: output lacks %q:\n%s%s", st.args, w, out, errOut)
-			}
-		}
+		e.expect(st.args, st.code, st.want...)
 	}
 	b, err := os.ReadFile(filepath.Join(e.home, ".weft", "plans", id+".json"))
 	if err != nil || !strings.Contains(string(b), `"id": "b7e1c0f2-3d4a-4e5b-9c6d-7e8f9a0b1c2d"`) {
@@ -174,4 +158,19 @@ func guideCommands(t *testing.T, marker string) [][]string {
 		out = append(out, f[1:])
 	}
 	return out
+}
+
+// expect runs a weft command and checks its exit code and that its output
+// holds each of want.
+func (e *env) expect(args []string, code int, want ...string) {
+	e.t.Helper()
+	out, errOut, got := e.run(args...)
+	if got != code {
+		e.t.Fatalf("weft %v: exit %d, want %d\n%s\n%s", args, got, code, out, errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(out+errOut, w) {
+			e.t.Errorf("weft %v: output lacks %q:\n%s%s", args, w, out, errOut)
+		}
+	}
 }
