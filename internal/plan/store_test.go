@@ -127,3 +127,22 @@ func TestLockIsExclusive(t *testing.T) {
 	}
 	again()
 }
+
+func TestLoadCheckpointMissingResult(t *testing.T) {
+	s := &Store{Dir: t.TempDir()}
+	p := chainPlan()
+	if err := s.SaveCheckpoint(crashed(p)); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "chain.results", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no result files")
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := s.LoadCheckpoint("chain")
+	if err == nil || !strings.Contains(err.Error(), "is missing; delete") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %v, want one line saying the file is missing and what to delete", err)
+	}
+}
