@@ -50,10 +50,14 @@ func (h *Hub) dial(ctx context.Context, s *server, cfg *config.Server) (*upstrea
 // connect dials and installs the connection; an older connection is drained
 // in the background.
 func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error {
+	s.mu.Lock()
+	before := !s.connectedAt.IsZero()
+	s.mu.Unlock()
 	conn, err := h.dial(ctx, s, cfg)
 	if err != nil {
 		s.setFailed(err, time.Time{})
 		h.logger.Warn("upstream not connected", "server", s.name, "err", err)
+		h.serverChanged(s, false)
 		return err
 	}
 	old, ok := s.setActive(conn)
@@ -66,6 +70,7 @@ func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error 
 		h.retireInBackground(s, old)
 	}
 	h.logger.Info("upstream active", "server", s.name, "tools", len(conn.Inventory().Tools))
+	h.serverChanged(s, before)
 	return nil
 }
 
@@ -77,6 +82,7 @@ func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
 		return
 	}
 	go conn.Close(context.Background())
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.startReconnect(s)
 }
@@ -163,6 +169,7 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 	if old, ok := s.setActive(conn); ok && old != nil {
 		h.retireInBackground(s, old)
 	}
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.logger.Info("upstream swapped", "server", s.name, "tools", len(conn.Inventory().Tools))
 	return s.status(), nil
@@ -181,6 +188,7 @@ func (h *Hub) failSwap(s *server, err error) {
 	if old != nil {
 		h.retireInBackground(s, old)
 	}
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.startReconnect(s)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/upstream"
@@ -12,14 +13,25 @@ import (
 
 // CallTool routes a call of the exposed tool name to its upstream. A tool
 // result with isError set is a result, not an error.
-func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
+func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (res *mcp.CallToolResult, err error) {
+	ctx, obs := h.observeStart(ctx, name, args, meta)
+	if obs != nil {
+		meta = obs.Meta
+		defer func() { h.observeEnd(ctx, obs, res, err) }()
+	}
 	t, err := h.AwaitTool(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	var res *mcp.CallToolResult
+	if obs != nil {
+		obs.Server = t.Server
+	}
 	err = h.do(ctx, t.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		sent := time.Now()
 		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
+		if obs != nil {
+			obs.Upstream = time.Since(sent)
+		}
 		return err
 	})
 	return res, err
