@@ -6,8 +6,6 @@ package policy
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"github.com/weft-dev/weft/internal/atomicfile"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/filelock"
+	"github.com/weft-dev/weft/internal/tooldigest"
 )
 
 // PinsFileName is the pins file kept beside weft.toml.
@@ -115,18 +114,8 @@ func readPins(path string) (pinsFile, error) {
 	return d, nil
 }
 
-// Hash is the pin of a tool definition: a SHA-256 of its name, description,
-// input schema and annotations.
-func Hash(t *mcp.Tool) string {
-	b, _ := json.Marshal(struct {
-		Name        string               `json:"name"`
-		Description string               `json:"description"`
-		InputSchema any                  `json:"inputSchema"`
-		Annotations *mcp.ToolAnnotations `json:"annotations"`
-	}{t.Name, t.Description, t.InputSchema, t.Annotations})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
+// Hash is the pin of a tool definition (see tooldigest.Pin).
+func Hash(t *mcp.Tool) string { return tooldigest.Pin(t) }
 
 // Allow reports whether server's tool may be exposed. A tool seen for the
 // first time is pinned; one whose definition changed is withheld and

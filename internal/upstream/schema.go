@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/weft-dev/weft/internal/policy"
+	"github.com/weft-dev/weft/internal/tooldigest"
 )
 
 // Digest identifies a tool definition. Both are computed once, when the
 // upstream lists the tool, and compared wherever a change matters.
 type Digest struct {
-	// Pin is the tool's pin (policy.Hash): what tool pinning compares.
+	// Pin is the tool's pin (tooldigest.Pin): what tool pinning compares.
 	Pin string
 	// Def covers the whole definition as listed: what the face compares to
 	// decide whether a client must be told of a change.
@@ -25,7 +25,7 @@ type Digest struct {
 func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
 	out := make(map[*mcp.Tool]Digest, len(tools))
 	for _, t := range tools {
-		d := Digest{Pin: policy.Hash(t), Refused: checkSchema(t)}
+		d := Digest{Pin: tooldigest.Pin(t), Refused: checkSchema(t)}
 		if b, err := json.Marshal(t); err == nil {
 			d.Def = sha256.Sum256(b)
 		}
