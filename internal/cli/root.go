@@ -105,6 +105,9 @@ func (a *app) setupLogging() error {
 func (a *app) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(config.ResolvePath(a.configFlag))
 	if err == nil {
+		for _, w := range cfg.Warnings {
+			a.logger.Warn(w)
+		}
 		a.secrets.Set(policy.SecretValues(cfg, os.Getenv))
 		if cfg.Security.HTTPTokenEnv != "" {
 			a.adminToken = os.Getenv(cfg.Security.HTTPTokenEnv) // for a live weft's admin API

@@ -37,7 +37,7 @@ type fileConfig struct {
 var knownKeys = map[string]string{
 	"":         "gateway, limits, security, breaker, delegation, llm, router, prices, tools",
 	"breaker":  "failure_threshold, reset_timeout",
-	"gateway":  "listen, separator",
+	"gateway":  "listen, separator, read_mcp_json",
 	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
 	"security": "block_private_urls, autonomy, pinning, http_token_env, max_delegation_depth",
 	"tools":    "mcp_servers",
@@ -108,7 +108,7 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range MCPJSONPaths(path) {
+	for _, f := range cfg.mcpJSONFiles() {
 		servers, err := readMCPJSON(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -123,10 +123,20 @@ func Load(path string) (*Config, error) {
 			}
 		}
 	}
+	cfg.dropSelf(currentSelf(cfg.Gateway.Listen))
 	if err := cfg.validate(data, nil); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// mcpJSONFiles lists the .mcp.json files Load merges: MCPJSONPaths, or none
+// when [gateway] read_mcp_json is false.
+func (c *Config) mcpJSONFiles() []string {
+	if c.Gateway.ReadMCPJSON != nil && !*c.Gateway.ReadMCPJSON {
+		return nil
+	}
+	return MCPJSONPaths(c.Path)
 }
 
 // parse decodes weft.toml bytes and applies defaults, without validating
@@ -150,6 +160,7 @@ func parse(data []byte, path string) (*Config, error) {
 	if g.Separator != "" {
 		cfg.Gateway.Separator = g.Separator
 	}
+	cfg.Gateway.ReadMCPJSON = g.ReadMCPJSON
 	switch {
 	case l.MaxTools < 0:
 		return nil, invalidf("%s: limits.max_tools is %d; use a positive number (0 means the default %d)", path, l.MaxTools, DefaultMaxTools)
