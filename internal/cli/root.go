@@ -79,6 +79,7 @@ func (a *app) rootCommand() *cobra.Command {
 			return a.setupLogging()
 		},
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "weft.toml to use (default: $WEFT_CONFIG, ./weft.toml, ~/.weft/weft.toml)")
@@ -87,6 +88,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.runCommand(), a.chatCommand())
 	root.AddCommand(a.planCommand())
 	root.AddCommand(a.delegateCommand())
+	root.AddCommand(a.clientCommand(), a.versionCommand())
 	return root
 }
 

@@ -16,17 +16,7 @@ import (
 // withWeftOnPath returns env with the test's weft binary first on PATH, so
 // a bare `weft` in a client's config runs it.
 func withWeftOnPath(t *testing.T, env []string) []string {
-	dir := filepath.Dir(weftBinary(t))
-	out := make([]string, 0, len(env)+1)
-	path := dir
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = dir + string(os.PathListSeparator) + v
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "PATH="+path)
+	return withDirOnPath(env, filepath.Dir(weftBinary(t)))
 }
 
 // claudeIn runs the real `claude` in dir with weft on PATH and MCP_TIMEOUT
