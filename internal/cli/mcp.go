@@ -154,15 +154,23 @@ func (a *app) mcpRemoveCommand() *cobra.Command {
 
 func (a *app) mcpImportCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "import FILE",
-		Short: "Import servers from a .mcp.json or Claude Desktop config into weft.toml",
-		Args:  cobra.ExactArgs(1),
+		Use:   "import [FILE]",
+		Short: "Import servers from a .mcp.json or Claude Desktop config into weft.toml (default: Claude Desktop's config)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			servers, err := config.Import(args[0])
+			cfg, err := a.loadConfig()
 			if err != nil {
 				return err
 			}
-			cfg, err := a.loadConfig()
+			file, already, err := importSource(cfg, args)
+			if err != nil {
+				return err
+			}
+			if already {
+				fmt.Fprintf(a.stdout, "weft already reads %s and serves its servers as they are; nothing to import.\n", file)
+				return nil
+			}
+			servers, err := config.Import(file)
 			if err != nil {
 				return err
 			}
@@ -178,10 +186,7 @@ func (a *app) mcpImportCommand() *cobra.Command {
 				}
 				added = append(added, s.Name)
 			}
-			fmt.Fprintf(a.stdout, "Imported %d servers into %s: %s\n", len(added), cfg.Path, strings.Join(added, ", "))
-			if len(skipped) > 0 {
-				fmt.Fprintf(a.stdout, "Skipped (already configured): %s\n", strings.Join(skipped, ", "))
-			}
+			a.printImported(cfg.Path, added, skipped)
 			return nil
 		},
 	}

@@ -44,11 +44,11 @@ type Env struct {
 type format int
 
 const (
-	mcpServers format = iota // JSON "mcpServers": {NAME: {command, args} or {url}}
-	claudeJSON               // mcpServers with "type" (Claude Code)
-	vscodeJSON               // JSON "servers": {NAME: {type, command, args} or {type, url}}
-	windsurfJSON             // mcpServers, remote servers under "serverUrl"
-	codexTOML                // TOML [mcp_servers.NAME]
+	mcpServers   format = iota // JSON "mcpServers": {NAME: {command, args} or {url}}
+	claudeJSON                 // mcpServers with "type" (Claude Code)
+	vscodeJSON                 // JSON "servers": {NAME: {type, command, args} or {type, url}}
+	windsurfJSON               // mcpServers, remote servers under "serverUrl"
+	codexTOML                  // TOML [mcp_servers.NAME]
 )
 
 // Client is one MCP client weft knows how to configure.

@@ -108,7 +108,7 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range cfg.mcpJSONFiles() {
+	for _, f := range cfg.MCPJSONFiles() {
 		servers, err := readMCPJSON(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -130,9 +130,9 @@ func Load(path string) (*Config, error) {
 	return cfg, nil
 }
 
-// mcpJSONFiles lists the .mcp.json files Load merges: MCPJSONPaths, or none
+// MCPJSONFiles lists the .mcp.json files Load merges: MCPJSONPaths, or none
 // when [gateway] read_mcp_json is false.
-func (c *Config) mcpJSONFiles() []string {
+func (c *Config) MCPJSONFiles() []string {
 	if c.Gateway.ReadMCPJSON != nil && !*c.Gateway.ReadMCPJSON {
 		return nil
 	}
