@@ -55,4 +55,3 @@ func (a *app) printImported(path string, added, skipped []string) {
 		fmt.Fprintf(a.stdout, "Skipped (already configured): %s\n", strings.Join(skipped, ", "))
 	}
 }
-
