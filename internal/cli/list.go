@@ -128,7 +128,7 @@ func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
 	}
 	s, ok := cfg.Servers[name]
 	if !ok {
-		return hub.ServerDetail{}, fmt.Errorf("no server named %q in %s; see `weft mcp list`", name, cfg.Path)
+		return hub.ServerDetail{}, fmt.Errorf("no server named %q in %s%s; see `weft mcp list`", name, cfg.Path, didYouMean(name, cfg.Names()))
 	}
 	h := a.checkHub(cfg)
 	defer h.Close(context.Background())

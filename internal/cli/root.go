@@ -89,6 +89,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.planCommand())
 	root.AddCommand(a.delegateCommand())
 	root.AddCommand(a.clientCommand(), a.versionCommand())
+	requireKnownSubcommands(root)
 	return root
 }
 
