@@ -76,6 +76,9 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if a.logLevel == "" {
+				a.logLevel = defaultLogLevel(cmd)
+			}
 			return a.setupLogging()
 		},
 	}
@@ -83,7 +86,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "weft.toml to use (default: $WEFT_CONFIG, ./weft.toml, ~/.weft/weft.toml)")
-	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (logs go to stderr; default info for serve, mcp-server, run and chat, else warn)")
 	root.AddCommand(a.serveCommand(), a.mcpServerCommand(), a.mcpCommand())
 	root.AddCommand(a.runCommand(), a.chatCommand())
 	root.AddCommand(a.planCommand())

@@ -75,3 +75,18 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// defaultLogLevel is info for the commands that keep running (serve,
+// mcp-server) or report as they go (run, chat, delegate), and warn for
+// one-shot commands, whose output is their answer.
+func defaultLogLevel(cmd *cobra.Command) string {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "serve", "mcp-server", "run", "chat", "delegate":
+			if c.Parent() != nil && c.Parent().Parent() == nil {
+				return "info"
+			}
+		}
+	}
+	return "warn"
+}

@@ -51,3 +51,22 @@ func TestDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultLogLevel: serve and mcp-server keep info; one-shot commands
+// such as mcp list and plan show log at warn; plan run stays warn too.
+func TestDefaultLogLevel(t *testing.T) {
+	a := &app{}
+	root := a.rootCommand()
+	for path, want := range map[string]string{
+		"serve": "info", "mcp-server": "info", "run": "info", "chat": "info",
+		"mcp list": "warn", "mcp get": "warn", "mcp add": "warn", "plan show": "warn", "plan run": "warn", "client list": "warn",
+	} {
+		cmd, _, err := root.Find(strings.Fields(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := defaultLogLevel(cmd); got != want {
+			t.Errorf("%s: %s, want %s", path, got, want)
+		}
+	}
+}
