@@ -53,7 +53,7 @@ func (a *app) list(ctx context.Context) (listing, error) {
 	if addr, ok := readServeState(cfg.Path); ok {
 		var st gateway.Status
 		if err := a.getJSON(ctx, "http://"+addr+gateway.StatusPath, &st); err == nil {
-			return listing{Source: "live weft at " + addr, Status: st}, nil
+			return withDisabled(listing{Source: "live weft at " + addr, Status: st}, cfg), nil
 		}
 	}
 	h := a.checkHub(cfg)
@@ -68,7 +68,7 @@ func (a *app) list(ctx context.Context) (listing, error) {
 			st.Hidden = append(st.Hidden, t.Name)
 		}
 	}
-	return listing{Source: "health check of " + cfg.Path, Status: st}, nil
+	return withDisabled(listing{Source: "health check of " + cfg.Path, Status: st}, cfg), nil
 }
 
 func (a *app) printListing(l listing) {
@@ -97,7 +97,7 @@ func (a *app) printListing(l listing) {
 }
 
 func (a *app) mcpGetCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show one server: status and its tools, resources and prompts",
 		Args:  cobra.ExactArgs(1),
@@ -113,6 +113,8 @@ func (a *app) mcpGetCommand() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&a.connectDisabled, "connect", false, "connect a disabled server too, to check it")
+	return cmd
 }
 
 func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
@@ -129,6 +131,9 @@ func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
 	s, ok := cfg.Servers[name]
 	if !ok {
 		return hub.ServerDetail{}, fmt.Errorf("no server named %q in %s%s; see `weft mcp list`", name, cfg.Path, didYouMean(name, cfg.Names()))
+	}
+	if !s.IsEnabled() && !a.connectDisabled {
+		return hub.ServerDetail{ServerStatus: disabledStatus(s)}, nil
 	}
 	h := a.checkHub(cfg)
 	defer h.Close(context.Background())

@@ -16,6 +16,7 @@ func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "Manage the MCP servers weft connects to"}
 	cmd.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(), a.mcpImportCommand(), a.mcpApproveCommand())
+	cmd.AddCommand(a.mcpEnableCommands()...)
 	return cmd
 }
 

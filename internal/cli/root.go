@@ -31,6 +31,8 @@ type app struct {
 	logger     *slog.Logger
 	// secrets masks configured secret values in logs and errors (SPEC S7).
 	secrets policy.Secrets
+	// connectDisabled makes mcp get connect a server with enabled = false.
+	connectDisabled bool
 	// adminToken is the bearer token of the HTTP face, sent to a live weft.
 	adminToken string
 }
