@@ -1,12 +1,11 @@
 package e2e
 
 import (
-	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,17 +22,8 @@ func withWeftOnPath(t *testing.T, env []string) []string {
 // (Claude Code's own bound on a server's start) set to timeout.
 func (e *env) claudeIn(bin, dir string, timeout time.Duration, args ...string) string {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(withWeftOnPath(e.t, e.claudeEnv()), "MCP_TIMEOUT="+strings.TrimSuffix(timeout.String(), "s")+"000")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		e.t.Fatalf("claude %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	env := append(withWeftOnPath(e.t, e.claudeEnv()), fmt.Sprintf("MCP_TIMEOUT=%d", timeout.Milliseconds()))
+	return e.claudeWith(bin, dir, env, args...)
 }
 
 // statusLine returns the line of `claude mcp list` output for server name.
