@@ -54,14 +54,26 @@ func (a *app) setEnabled(name string, enabled bool) error {
 }
 
 // withDisabled adds the configured but disabled servers to a listing, which
-// only holds the servers a hub runs.
+// only holds the servers a hub runs, and notes where each server is defined.
 func withDisabled(l listing, cfg *config.Config) listing {
+	l.sources = map[string]string{}
 	for _, name := range cfg.Names() {
-		if s := cfg.Servers[name]; !s.IsEnabled() {
+		s := cfg.Servers[name]
+		l.sources[name] = sourceCell(s.Source, cfg.Path)
+		if !s.IsEnabled() {
 			l.Servers = append(l.Servers, disabledStatus(s))
 		}
 	}
 	return l
+}
+
+// sourceCell names the file a server comes from: weft.toml's base name, or
+// the path of the .mcp.json.
+func sourceCell(source, path string) string {
+	if source == path {
+		return filepath.Base(path)
+	}
+	return source
 }
 
 func disabledStatus(s *config.Server) hub.ServerStatus {

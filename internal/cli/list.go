@@ -23,6 +23,8 @@ type listing struct {
 	gateway.Status
 	// Withheld are tools whose definition changed since first seen (SPEC S5).
 	Withheld []policy.Change `json:"withheld_tools,omitempty"`
+	// sources maps each configured server to the file defining it.
+	sources map[string]string
 }
 
 func (a *app) mcpListCommand() *cobra.Command {
@@ -77,10 +79,10 @@ func (a *app) printListing(l listing) {
 		return
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tBREAKER\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tLAST ERROR")
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tBREAKER\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tSOURCE\tLAST ERROR")
 	for _, s := range l.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.Transport, s.Status, breakerCell(s), s.Tools,
-			s.Resources, s.Prompts, s.InFlight, truncate(s.Target, 40), truncate(s.LastError, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Name, s.Transport, s.Status, breakerCell(s), s.Tools,
+			s.Resources, s.Prompts, s.InFlight, truncate(s.Target, 40), truncate(l.sources[s.Name], 40), truncate(s.LastError, 60))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(a.stdout, "\n%d tools listed", len(l.Listed))

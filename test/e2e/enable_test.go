@@ -10,7 +10,7 @@ import (
 )
 
 // TestEnabledFalseMeansTheSameEverywhere: a server with enabled = false is
-// listed as disabled by mcp list, mcp get does not connect it unless asked
+// listed as disabled by mcp list (whose SOURCE column names weft.toml), mcp get does not connect it unless asked
 // with --connect, and mcp enable/disable flip the entry in weft.toml.
 func TestEnabledFalseMeansTheSameEverywhere(t *testing.T) {
 	e := newEnv(t)
@@ -21,7 +21,7 @@ func TestEnabledFalseMeansTheSameEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := e.run("mcp", "list")
-	if code != 0 || !lineHas(out, "off", "disabled") || !lineHas(out, "on", "active") {
+	if code != 0 || !lineHas(out, "off", "disabled") || !lineHas(out, "on", "active") || !lineHas(out, "on", "weft.toml") {
 		t.Fatalf("mcp list: %d\n%s%s", code, out, errOut)
 	}
 	out, _, _ = e.run("mcp", "get", "off")
