@@ -59,9 +59,8 @@ func TestReadmeInstall(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		weft += ".exe"
 	}
-	cmd := exec.CommandContext(ctx, "weft", "version")
-	cmd.Env = withDirOnPath(os.Environ(), filepath.Dir(weft))
-	out, err := cmd.Output()
+	t.Setenv("PATH", filepath.Dir(weft)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := exec.CommandContext(ctx, "weft", "version").Output()
 	if err != nil {
 		t.Fatalf("weft version: %v", err)
 	}
