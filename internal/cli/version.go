@@ -20,7 +20,7 @@ func versionLine() string {
 	if commit == "" {
 		commit = vcsCommit()
 	}
-	return fmt.Sprintf("weft %s (commit %s, %s, %s/%s)", Version, commit, goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
+	return fmt.Sprintf("weft version %s (commit %s, %s, %s/%s)", Version, commit, goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
 }
 
 // vcsCommit reads the commit the Go toolchain stamped into the binary.
