@@ -62,16 +62,7 @@ func (a *app) list(ctx context.Context) (listing, error) {
 	h := a.checkHub(cfg)
 	defer h.Close(context.Background())
 	h.Apply(ctx, cfg.Servers)
-	cat := h.Catalog()
-	st := gateway.Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
-	for _, t := range cat.Tools {
-		if t.Listed {
-			st.Listed = append(st.Listed, t.Name)
-		} else {
-			st.Hidden = append(st.Hidden, t.Name)
-		}
-	}
-	return withDisabled(listing{Source: "health check of " + cfg.Path, Status: st}, cfg), nil
+	return withDisabled(listing{Source: "health check of " + cfg.Path, Status: gateway.StatusOf(h)}, cfg), nil
 }
 
 func (a *app) printListing(l listing) {

@@ -78,7 +78,9 @@ func ResolvePath(explicit string) string {
 // otherwise: default gateway and limits, no servers.
 func Default() *Config {
 	return &Config{
-		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator},
+		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator,
+			MaxConnections: DefaultMaxConnections, IdleTimeout: Duration(DefaultIdleTimeout), BodyTimeout: Duration(DefaultBodyTimeout),
+			MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout)},
 		Limits: Limits{MaxTools: DefaultMaxTools, MaxMessageBytes: DefaultMaxMessageBytes,
 			MaxConcurrentCalls: DefaultMaxConcurrentCalls, DrainTimeout: Duration(DefaultDrainTimeout),
 			PingInterval: Duration(DefaultPingInterval)},
@@ -168,6 +170,9 @@ func parse(data []byte, path string) (*Config, error) {
 		cfg.Gateway.Separator = g.Separator
 	}
 	cfg.Gateway.ReadMCPJSON = g.ReadMCPJSON
+	if err := applyHTTPFace(cfg, g, path); err != nil {
+		return nil, err
+	}
 	switch {
 	case l.MaxTools < 0:
 		return nil, invalidf("%s: limits.max_tools is %d; use a positive number (0 means the default %d)", path, l.MaxTools, DefaultMaxTools)

@@ -63,6 +63,12 @@ type Gateway struct {
 	// ReadMCPJSON, when false, stops weft merging the .mcp.json files beside
 	// weft.toml, in the working directory and in ~/.weft (nil means true).
 	ReadMCPJSON *bool `toml:"read_mcp_json"`
+	// The HTTP face's own limits (httpface.go has the defaults).
+	MaxConnections     int      `toml:"max_connections"`      // open client connections
+	IdleTimeout        Duration `toml:"idle_timeout"`         // keep-alive connection with no request
+	BodyTimeout        Duration `toml:"body_timeout"`         // reading one request body
+	MaxSessions        int      `toml:"max_sessions"`         // Streamable HTTP sessions
+	SessionIdleTimeout Duration `toml:"session_idle_timeout"` // session nobody used
 }
 
 // Limits bounds what weft exposes and accepts ([limits]).

@@ -163,7 +163,9 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 // non-loopback address needs a bearer token, read from the variable
 // security.http_token_env names.
 func HTTPOptions(cfg *config.Config, listen string) (gateway.HTTPOptions, error) {
-	o := gateway.HTTPOptions{Listen: listen, Token: AdminToken(cfg)}
+	gw := cfg.Gateway
+	o := gateway.HTTPOptions{Listen: listen, Token: AdminToken(cfg), MaxConnections: gw.MaxConnections, IdleTimeout: gw.IdleTimeout.Std(),
+		BodyTimeout: gw.BodyTimeout.Std(), MaxSessions: gw.MaxSessions, SessionIdleTimeout: gw.SessionIdleTimeout.Std()}
 	if name := cfg.Security.HTTPTokenEnv; name != "" && o.Token == "" {
 		return o, fmt.Errorf("security.http_token_env names %s, but it is empty; set it to the bearer token clients must send", name)
 	}
