@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
@@ -79,4 +80,17 @@ func sourceCell(source, path string) string {
 func disabledStatus(s *config.Server) hub.ServerStatus {
 	return hub.ServerStatus{Name: s.Name, Transport: s.Transport(), Target: s.Target, Status: statusDisabled,
 		LastError: "enabled = false in " + filepath.Base(s.Source)}
+}
+
+// toolsCell is the TOOLS column of mcp list: exposed/total, where exposed is
+// what allowed_tools, denied_tools and pinning leave; "-" for a disabled
+// server, and the total alone from a weft too old to report exposure.
+func toolsCell(l listing, s hub.ServerStatus) string {
+	switch {
+	case s.Status == statusDisabled:
+		return "-"
+	case l.Exposed == nil:
+		return strconv.Itoa(s.Tools)
+	}
+	return fmt.Sprintf("%d/%d", l.Exposed[s.Name], s.Tools)
 }

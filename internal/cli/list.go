@@ -73,7 +73,7 @@ func (a *app) printListing(l listing) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tBREAKER\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tSOURCE\tLAST ERROR")
 	for _, s := range l.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Name, s.Transport, s.Status, breakerCell(s), s.Tools,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Name, s.Transport, s.Status, breakerCell(s), toolsCell(l, s),
 			s.Resources, s.Prompts, s.InFlight, truncate(s.Target, 40), truncate(l.sources[s.Name], 40), truncate(s.LastError, 60))
 	}
 	_ = tw.Flush()

@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -10,12 +11,13 @@ import (
 )
 
 // TestEnabledFalseMeansTheSameEverywhere: a server with enabled = false is
-// listed as disabled by mcp list (whose SOURCE column names weft.toml), mcp get does not connect it unless asked
+// listed as disabled by mcp list (whose SOURCE column names weft.toml and
+// whose TOOLS column shows exposed/total), mcp get does not connect it unless asked
 // with --connect, and mcp enable/disable flip the entry in weft.toml.
 func TestEnabledFalseMeansTheSameEverywhere(t *testing.T) {
 	e := newEnv(t)
 	missing := filepath.Join(e.home, "no", "such-server")
-	toml := "[tools.mcp_servers.on]\ntarget = \"" + testutil.FakeServerBinary(t) + "\"\nargs = [\"--name\", \"on\"]\n\n" +
+	toml := "[tools.mcp_servers.on]\ntarget = \"" + testutil.FakeServerBinary(t) + "\"\nargs = [\"--name\", \"on\"]\nallowed_tools = [\"echo\"]\n\n" +
 		"[tools.mcp_servers.off]\ntarget = \"" + missing + "\"\nenabled = false\n"
 	if err := os.WriteFile(e.config, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
@@ -23,6 +25,9 @@ func TestEnabledFalseMeansTheSameEverywhere(t *testing.T) {
 	out, errOut, code := e.run("mcp", "list")
 	if code != 0 || !lineHas(out, "off", "disabled") || !lineHas(out, "on", "active") || !lineHas(out, "on", "weft.toml") {
 		t.Fatalf("mcp list: %d\n%s%s", code, out, errOut)
+	}
+	if m := regexp.MustCompile(`(?m)^on\s.*\s1/(\d+)\s`).FindStringSubmatch(out); m == nil || m[1] == "1" {
+		t.Errorf("mcp list TOOLS does not show 1 exposed of the server's tools for allowed_tools = [\"echo\"]:\n%s", out)
 	}
 	out, _, _ = e.run("mcp", "get", "off")
 	if !strings.Contains(out, "disabled") || strings.Contains(out, "no such file") {
