@@ -41,7 +41,7 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	if listen == "" {
 		listen = cfg.Gateway.Listen
 	}
-	hopts, err := daemon.HTTPOptions(cfg, listen)
+	hopts, err := daemon.HTTPOptions(ctx, cfg, listen)
 	if err != nil {
 		return err
 	}

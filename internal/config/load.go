@@ -166,6 +166,10 @@ func parse(data []byte, path string) (*Config, error) {
 	if g.Listen != "" {
 		cfg.Gateway.Listen = g.Listen
 	}
+	if err := g.Auth.validate(path); err != nil {
+		return nil, err
+	}
+	cfg.Gateway.Auth = g.Auth
 	if g.Separator != "" {
 		cfg.Gateway.Separator = g.Separator
 	}

@@ -63,6 +63,8 @@ type Gateway struct {
 	// ReadMCPJSON, when false, stops weft merging the .mcp.json files beside
 	// weft.toml, in the working directory and in ~/.weft (nil means true).
 	ReadMCPJSON *bool `toml:"read_mcp_json"`
+	// Auth makes the HTTP face accept OAuth access tokens ([gateway.auth]).
+	Auth *GatewayAuth `toml:"auth,omitempty"`
 	// The HTTP face's own limits (httpface.go has the defaults).
 	MaxConnections     int      `toml:"max_connections"`      // open client connections
 	IdleTimeout        Duration `toml:"idle_timeout"`         // keep-alive connection with no request
@@ -97,6 +99,8 @@ type Security struct {
 	// MaxDelegationDepth refuses a call that has already passed through this
 	// many wefts (default 3).
 	MaxDelegationDepth int `toml:"max_delegation_depth"`
+	// TokenStore is where OAuth tokens live: auto, keychain or file.
+	TokenStore string `toml:"token_store"`
 }
 
 // Server is one upstream MCP server ([tools.mcp_servers.NAME]).
@@ -120,6 +124,8 @@ type Server struct {
 	// FailureThreshold and ResetTimeout override [breaker] for this server.
 	FailureThreshold int      `toml:"failure_threshold,omitempty"`
 	ResetTimeout     Duration `toml:"reset_timeout,omitempty"`
+	// OAuth configures how weft logs in to a protected remote server.
+	OAuth *OAuth `toml:"oauth,omitempty"`
 	// Source is the file the entry came from (weft.toml or a .mcp.json).
 	Source string `toml:"-"`
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// Delegate backs weft__delegate (delegatetool.go); nil: it says
 	// delegation is unavailable.
 	Delegate Delegator
+	// Login, when set, lets a client that can open URLs log weft in to a
+	// server that needs a login, in the middle of a call (login.go).
+	Login LoginFunc
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -192,7 +195,13 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	}
 	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
 	if err != nil {
-		return toolError(err)
+		var again bool
+		if again, err = g.loginThroughClient(ctx, req.Session, req.Params.Name, err); !again {
+			return toolError(err)
+		}
+		if res, err = g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta); err != nil {
+			return toolError(err)
+		}
 	}
 	return res, nil
 }

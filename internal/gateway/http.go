@@ -44,6 +44,10 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
 	mux.HandleFunc("DELETE "+ServersPath+"{name}", g.serveRemoveServer)
+	if auth := o.Auth; auth != nil {
+		o.Token = "" // checked by auth, with the OAuth tokens
+		return auth(guard(mux, o))
+	}
 	return guard(mux, o)
 }
 

@@ -12,8 +12,12 @@ import (
 var ErrUnauthorized = errors.New("the server refused weft's credentials")
 
 // authHint turns a failed connect after a 401 or 403 into a message that
-// says so and what to set; other errors pass through.
+// says so and what to set; other errors pass through, and so does every
+// error of a server weft logs in to with OAuth (that login says what to do).
 func (c *Conn) authHint(err error) error {
+	if c.oauthHandler() != nil {
+		return err
+	}
 	switch c.refused.Load() {
 	case http.StatusUnauthorized:
 		what := "it needs credentials; set them under headers in its entry, for example " +

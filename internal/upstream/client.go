@@ -94,11 +94,12 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 				Endpoint:     c.cfg.Target,
 				HTTPClient:   c.httpClient(order, headers),
 				MaxEventSize: c.opts.MaxMessageBytes,
+				OAuthHandler: c.oauthHandler(),
 			}, nil, nil
 		}
 		return &mcp.SSEClientTransport{
 			Endpoint:     c.cfg.Target,
-			HTTPClient:   c.httpClient(order, headers),
+			HTTPClient:   withOAuth(c.httpClient(order, headers), c.oauthHandler()),
 			MaxEventSize: c.opts.MaxMessageBytes,
 		}, nil, nil
 	}
