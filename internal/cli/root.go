@@ -33,6 +33,8 @@ type app struct {
 	// secrets masks configured secret values in logs and errors; it has
 	// its own lock, since a running daemon updates it on each change.
 	secrets policy.Secrets
+	// connectDisabled makes mcp get connect a server with enabled = false.
+	connectDisabled bool
 }
 
 // Main runs weft with args and returns the process exit code. Errors are
@@ -82,17 +84,23 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if a.logLevel == "" {
+				a.logLevel = defaultLogLevel(cmd)
+			}
 			return a.setupLogging()
 		},
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "weft.toml to use (default: $WEFT_CONFIG, ./weft.toml, ~/.weft/weft.toml)")
-	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (logs go to stderr; default info for serve, mcp-server, run and chat, else warn)")
 	root.AddCommand(a.serveCommand(), a.mcpServerCommand(), a.mcpCommand())
 	root.AddCommand(a.runCommand(), a.chatCommand())
 	root.AddCommand(a.planCommand())
 	root.AddCommand(a.delegateCommand())
+	root.AddCommand(a.clientCommand(), a.versionCommand())
+	requireKnownSubcommands(root)
 	return root
 }
 
@@ -112,6 +120,9 @@ func (a *app) setupLogging() error {
 func (a *app) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(config.ResolvePath(a.configFlag))
 	if err == nil {
+		for _, w := range cfg.Warnings {
+			a.logger.Warn(w)
+		}
 		a.secrets.Set(policy.SecretValues(cfg, os.Getenv))
 	}
 	return cfg, err

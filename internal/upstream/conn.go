@@ -94,6 +94,8 @@ type Conn struct {
 	wg        sync.WaitGroup
 	// hung is set when keepAlive closed the session for missed pings.
 	hung atomic.Bool
+	// refused is the last 401 or 403 the remote server answered (authhint.go).
+	refused atomic.Int32
 }
 
 // Dial connects to the upstream described by cfg, completes the handshake and
@@ -194,7 +196,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		case proc != nil && proc.exited():
 			return fmt.Errorf("connect %s: the command exited during the handshake (%v); check its stderr in weft's log", c.cfg.Name, proc.err)
 		}
-		return fmt.Errorf("connect %s: %w", c.cfg.Name, err)
+		return fmt.Errorf("connect %s: %w", c.cfg.Name, c.authHint(err))
 	}
 	c.session, c.proc, c.cancel, c.order = cs, proc, cancel, order
 	res := cs.InitializeResult()

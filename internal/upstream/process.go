@@ -16,8 +16,12 @@ import (
 )
 
 // safeEnvNames are the variables every stdio child gets from weft's own
-// environment; anything else must be declared in its entry.
-var safeEnvNames = []string{"PATH", "HOME", "USER", "LANG", "TMPDIR", "TERM"}
+// environment; anything else must be declared in its entry. The proxy, CA
+// and npm registry variables are there so npx and uvx work behind a
+// corporate proxy or mirror.
+var safeEnvNames = []string{"PATH", "HOME", "USER", "LANG", "TMPDIR", "TERM",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "npm_config_registry", "npm_config_cache"}
 
 // killGrace is how long a child's process group has to exit after SIGTERM
 // before it is killed.
