@@ -35,7 +35,6 @@ type fileConfig struct {
 	Metrics    Metrics    `toml:"metrics"`
 }
 
-
 // ResolvePath finds weft.toml: the --config value if non-empty,
 // else $WEFT_CONFIG, else ./weft.toml if it exists, else ~/.weft/weft.toml
 // (returned even when missing).
@@ -285,7 +284,6 @@ func goTypeWord(t string) string {
 	}
 	return "a table"
 }
-
 
 // MCPJSONPaths lists the .mcp.json files Load merges into the config read
 // from path, first one winning on a name clash: the one beside weft.toml,
