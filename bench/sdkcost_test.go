@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,11 +90,13 @@ func BenchmarkSDKCall(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			call := echoCaller(c.connect(b), "echo")
 			b.ReportAllocs()
+			cpu0, err := cpuTime(0)
 			for b.Loop() {
 				if err := call(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu0, err)
 		})
 	}
 }
@@ -140,4 +143,13 @@ func connectServer(b *testing.B, opts *mcp.StreamableHTTPOptions) *mcp.ClientSes
 	}
 	b.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// reportCPU adds the process's CPU per call (client and server together)
+// since cpu0, which a loaded machine disturbs less than ns/op.
+func reportCPU(b *testing.B, cpu0 time.Duration, err error) {
+	cpu1, err1 := cpuTime(0)
+	if err == nil && err1 == nil && b.N > 0 {
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	}
 }
