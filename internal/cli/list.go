@@ -86,6 +86,7 @@ func (a *app) printListing(l listing) {
 	for _, c := range l.Withheld {
 		fmt.Fprintf(a.stdout, "withheld: %s/%s changed its definition since first seen; review it, then `weft mcp approve %s`\n", c.Server, c.Tool, c.Server)
 	}
+	printNeedsLogin(a.stdout, l.Servers)
 }
 
 func (a *app) mcpGetCommand() *cobra.Command {

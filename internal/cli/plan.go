@@ -186,20 +186,27 @@ func (a *app) planListCommand(f *planFlags) *cobra.Command {
 }
 
 func (a *app) planShowCommand(f *planFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "show ID",
-		Short: "Draw a plan: its steps, tools, dependencies and variables",
-		Args:  cobra.ExactArgs(1),
+	var format string
+	cmd := &cobra.Command{
+		Use:     "show ID",
+		Short:   "Draw a plan: its steps, tools, dependencies and variables",
+		Example: "  weft plan show report\n  weft plan show report --format dot | dot -Tsvg > report.svg\n  weft plan show report --format mermaid",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, p, err := f.load(args[0])
 			if err != nil {
 				return err
+			}
+			if format != "" && format != "text" {
+				return plan.WritePicture(a.stdout, p, format)
 			}
 			plan.Render(a.stdout, p)
 			fmt.Fprintf(a.stdout, "Last run: %s\n", daemon.LastRun(s, p.ID))
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "text, dot (Graphviz) or mermaid")
+	return cmd
 }
 
 func (a *app) planDeleteCommand(f *planFlags) *cobra.Command {

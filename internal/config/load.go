@@ -31,13 +31,15 @@ type fileConfig struct {
 	} `toml:"tools"`
 
 	Delegation Delegation `toml:"delegation"` // delegate.go
+	Audit      Audit      `toml:"audit"`      // observe.go
+	Metrics    Metrics    `toml:"metrics"`
 }
 
 // knownKeys lists the keys of each table, for unknown-key messages.
 var knownKeys = map[string]string{
-	"":         "gateway, limits, security, breaker, delegation, llm, router, prices, tools",
+	"":         "gateway, limits, security, breaker, delegation, llm, router, prices, tools, audit, metrics",
 	"breaker":  "failure_threshold, reset_timeout",
-	"gateway":  "listen, separator",
+	"gateway":  "listen, separator, ready_requires",
 	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
 	"security": "block_private_urls, autonomy, pinning, http_token_env, max_delegation_depth",
 	"tools":    "mcp_servers",
@@ -50,6 +52,8 @@ var knownKeys = map[string]string{
 		"denied_tools, protocol_version, inherit_env, max_concurrent_calls, failure_threshold, reset_timeout",
 
 	"delegation": delegationKeys,
+	"audit":      auditKeys,
+	"metrics":    metricsKeys,
 }
 
 // ResolvePath finds weft.toml: the --config value if non-empty,
@@ -90,6 +94,7 @@ func Default() *Config {
 		Agent:    DefaultAgent(),
 
 		Delegation: DefaultDelegation(),
+		Audit:      defaultAudit(),
 	}
 }
 
@@ -156,6 +161,10 @@ func parse(data []byte, path string) (*Config, error) {
 	if g.Listen != "" {
 		cfg.Gateway.Listen = g.Listen
 	}
+	if err := g.Auth.validate(path); err != nil {
+		return nil, err
+	}
+	cfg.Gateway.Auth = g.Auth
 	if g.Separator != "" {
 		cfg.Gateway.Separator = g.Separator
 	}
@@ -181,6 +190,9 @@ func parse(data []byte, path string) (*Config, error) {
 		return nil, err
 	}
 	if err := applyDelegation(cfg, fc.Delegation, path); err != nil {
+		return nil, err
+	}
+	if err := applyObserve(cfg, &fc, path); err != nil {
 		return nil, err
 	}
 	cfg.Security.BlockPrivateURLs = sec.BlockPrivateURLs

@@ -51,6 +51,9 @@ type Config struct {
 	Agent Agent
 	// Delegation holds [delegation].
 	Delegation Delegation
+	// Audit holds [audit] and Metrics holds [metrics] (observe.go).
+	Audit   Audit
+	Metrics Metrics
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
 	Warnings []string
@@ -60,6 +63,11 @@ type Config struct {
 type Gateway struct {
 	Listen    string `toml:"listen"`    // host:port for `weft serve`
 	Separator string `toml:"separator"` // between namespace and item name
+	// Auth makes the HTTP face accept OAuth access tokens ([gateway.auth]).
+	Auth *GatewayAuth `toml:"auth,omitempty"`
+	// ReadyRequires names servers that must be active before /readyz
+	// answers ready.
+	ReadyRequires []string `toml:"ready_requires"`
 	// The HTTP face's own limits (httpface.go has the defaults).
 	MaxConnections     int      `toml:"max_connections"`      // open client connections
 	IdleTimeout        Duration `toml:"idle_timeout"`         // keep-alive connection with no request
@@ -94,6 +102,8 @@ type Security struct {
 	// MaxDelegationDepth refuses a call that has already passed through this
 	// many wefts (default 3).
 	MaxDelegationDepth int `toml:"max_delegation_depth"`
+	// TokenStore is where OAuth tokens live: auto, keychain or file.
+	TokenStore string `toml:"token_store"`
 }
 
 // Server is one upstream MCP server ([tools.mcp_servers.NAME]).
@@ -117,6 +127,8 @@ type Server struct {
 	// FailureThreshold and ResetTimeout override [breaker] for this server.
 	FailureThreshold int      `toml:"failure_threshold,omitempty"`
 	ResetTimeout     Duration `toml:"reset_timeout,omitempty"`
+	// OAuth configures how weft logs in to a protected remote server.
+	OAuth *OAuth `toml:"oauth,omitempty"`
 	// Source is the file the entry came from (weft.toml or a .mcp.json).
 	Source string `toml:"-"`
 }

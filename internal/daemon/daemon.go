@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weft-dev/weft/internal/audit"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
@@ -46,6 +47,7 @@ type Daemon struct {
 	gw   *gateway.Gateway
 	pins *policy.Pins
 	del  *delegator
+	obs  *observability // metrics, audit log, traces, dashboard (observe.go)
 
 	// changeMu serialises Change in this process; the config file's lock
 	// serialises it across processes. Lock order: changeMu, then the file
@@ -76,13 +78,28 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		hopts.Upstream.DialControl = policy.RefusePrivateDial
 	}
 	d.depth = delegationDepth(&hopts)
+	var src hubSource
+	var redact audit.Redactor
+	if opts.Secrets != nil {
+		redact = opts.Secrets
+	}
+	if d.obs, err = newObservability(context.Background(), cfg, opts.Version, redact, &src); err != nil {
+		return nil, err
+	}
+	hopts.Observer = d.obs.observer()
 	d.hub = hub.New(hopts)
+	src.Hub = d.hub
 	d.del = &delegator{d: d, cfg: cfg}
+	health, routes := d.obs.gatewayOptions(cfg)
+	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}))
 	d.gw = gateway.New(d.hub, gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
 		Manage:          gateway.ManageOptions{Manager: d, ApprovalTimeout: opts.ApprovalTimeout},
 		Delegation:      gateway.DelegationOptions{Depth: d.depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Delegate:        d.del})
+		Delegate:        d.obs.delegator(d.del),
+		Login:           d.loginThroughClient(),
+		Health:          health, Routes: routes, Middleware: d.obs.middleware()})
+	d.obs.sources, d.obs.sessionList = d.gw.SessionsByFace, d.gw.SessionList
 	d.setConfig(cfg, "")
 	return d, nil
 }
@@ -95,6 +112,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	for name, err := range res.Failed {
 		d.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
 	}
+	d.obs.applied.Store(true)
 	if d.opts.NoWatch {
 		return nil
 	}
@@ -118,7 +136,12 @@ func (d *Daemon) Close(ctx context.Context) {
 		stop()
 	}
 	d.hub.Close(ctx)
+	d.obs.close()
 }
+
+// CloseEventStreams ends the dashboard's event streams, which never end
+// on their own: call it when the HTTP server shuts down.
+func (d *Daemon) CloseEventStreams() { d.obs.live.Close() }
 
 // Hub is the daemon's hub.
 func (d *Daemon) Hub() *hub.Hub { return d.hub }
@@ -161,15 +184,23 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 
 // HTTPOptions builds the HTTP face's guard for the address weft binds: a
 // non-loopback address needs a bearer token, read from the variable
-// security.http_token_env names.
-func HTTPOptions(cfg *config.Config, listen string) (gateway.HTTPOptions, error) {
+// security.http_token_env names, or [gateway.auth]'s OAuth tokens. The JWT
+// verifier's key refreshes end with ctx.
+func HTTPOptions(ctx context.Context, cfg *config.Config, listen string) (gateway.HTTPOptions, error) {
 	gw := cfg.Gateway
 	o := gateway.HTTPOptions{Listen: listen, Token: AdminToken(cfg), MaxConnections: gw.MaxConnections, IdleTimeout: gw.IdleTimeout.Std(),
 		BodyTimeout: gw.BodyTimeout.Std(), MaxSessions: gw.MaxSessions, SessionIdleTimeout: gw.SessionIdleTimeout.Std()}
 	if name := cfg.Security.HTTPTokenEnv; name != "" && o.Token == "" {
 		return o, fmt.Errorf("security.http_token_env names %s, but it is empty; set it to the bearer token clients must send", name)
 	}
-	if !gateway.IsLoopbackListen(listen) && o.Token == "" {
+	if cfg.Gateway.Auth != nil {
+		auth, err := faceAuth(ctx, cfg.Gateway.Auth, listen, o.Token)
+		if err != nil {
+			return o, err
+		}
+		o.Auth = auth
+	}
+	if !gateway.IsLoopbackListen(listen) && o.Token == "" && o.Auth == nil {
 		return o, fmt.Errorf("listen address %s is not loopback: set security.http_token_env to a variable holding a bearer token, or listen on 127.0.0.1", listen)
 	}
 	return o, nil

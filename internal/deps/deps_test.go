@@ -25,10 +25,16 @@ var floors = map[string][]string{
 	"internal/plan":     {"internal/hub", "internal/gateway", "internal/upstream", "internal/agent"},
 	"internal/delegate": {"internal/hub", "internal/gateway", "internal/upstream", "internal/agent"},
 	"internal/toolset":  {"internal/hub", "internal/gateway", "internal/upstream"},
+	"internal/oauth":    {"internal/upstream", "internal/hub", "internal/gateway", "internal/policy"},
+	// Observers of the hub: they see calls, never the faces or callers.
+	"internal/metrics": {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
+	"internal/audit":   {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
+	"internal/tracing": {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
+	"internal/ui":      {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
 }
 
 // leaves import no weft package at all.
-var leaves = []string{"internal/atomicfile", "internal/filelock", "internal/naming", "internal/toolset", "internal/llm"}
+var leaves = []string{"internal/atomicfile", "internal/filelock", "internal/naming", "internal/toolset", "internal/llm", "internal/faceauth"}
 
 // importedOnlyBy: the composition root and the command line sit on top;
 // nothing below may reach up to them.

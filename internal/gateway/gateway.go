@@ -38,6 +38,16 @@ type Options struct {
 	// Delegate backs weft__delegate (delegatetool.go); nil: it says
 	// delegation is unavailable.
 	Delegate Delegator
+	// Login, when set, lets a client that can open URLs log weft in to a
+	// server that needs a login, in the middle of a call (login.go).
+	Login LoginFunc
+	// Health decides when /readyz answers ready; Routes are extra endpoints
+	// on the HTTP face, behind its guards (health.go).
+	Health HealthOptions
+	Routes []Route
+	// Middleware wraps every request a client sends, outermost first
+	// (tracing).
+	Middleware []mcp.Middleware
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -93,6 +103,9 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		UnsubscribeHandler:        g.unsubscribe,
 	})
 	g.server.AddReceivingMiddleware(g.explainMissingTools)
+	if len(opts.Middleware) > 0 {
+		g.server.AddReceivingMiddleware(opts.Middleware...) // added last: outermost
+	}
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	g.addDelegateTool(opts.Delegate)
@@ -190,9 +203,16 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return toolError(err)
 	}
+	ctx = hub.WithCaller(ctx, callerOf(req.Session))
 	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
 	if err != nil {
-		return toolError(err)
+		var again bool
+		if again, err = g.loginThroughClient(ctx, req.Session, req.Params.Name, err); !again {
+			return toolError(err)
+		}
+		if res, err = g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta); err != nil {
+			return toolError(err)
+		}
 	}
 	return res, nil
 }

@@ -44,6 +44,21 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
 	mux.HandleFunc("DELETE "+ServersPath+"{name}", g.serveRemoveServer)
+	g.mountObserve(mux) // health.go
+	if auth := o.Auth; auth != nil {
+		o.Token = "" // checked by auth, with the OAuth tokens
+		guarded := guard(mux, o)
+		authed := auth(guarded)
+		// Health probes carry no token; everything else, the dashboard
+		// included, needs a token the auth accepts.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isProbe(r) {
+				guarded.ServeHTTP(w, r)
+				return
+			}
+			authed.ServeHTTP(w, r)
+		})
+	}
 	return guard(mux, o)
 }
 

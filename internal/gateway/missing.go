@@ -25,6 +25,10 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 			return next(ctx, method, req)
 		}
 		if err := g.hub.Unavailable(call.Params.Name); err != nil {
+			again, err := g.loginThroughClient(ctx, call.Session, call.Params.Name, err)
+			if again {
+				return g.forwardTool(ctx, call) // the face may not list the tool yet
+			}
 			return toolError(unavailableTool(call.Params.Name, err))
 		}
 		return next(ctx, method, req)

@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/oauth"
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
@@ -35,6 +36,7 @@ var wireRules = []wireRule{
 	{hub.ErrDraining, asToolResult},
 	{hub.ErrDisconnected, asToolResult},
 	{hub.ErrConnecting, asToolResult},
+	{oauth.ErrNeedsLogin, asToolResult},
 	{hub.ErrCircuitOpen, asToolResult},
 	{hub.ErrTimeout, asToolResult},
 	{hub.ErrNoCallSlot, asToolResult},

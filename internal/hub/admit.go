@@ -57,6 +57,10 @@ func (h *Hub) guarded(ctx context.Context, name string, call func(context.Contex
 		err = &timeoutError{limit: timeout, cause: err}
 	}
 	br.record(probe, classify(callerCtx, err))
+	if needsLogin(err) {
+		h.markNeedsLogin(s, g.conn, err)
+		return needsLoginError(name)
+	}
 	return err
 }
 
