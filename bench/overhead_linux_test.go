@@ -1,10 +1,6 @@
 package main
 
-import (
-	"bytes"
-	"encoding/json"
-	"testing"
-)
+import "testing"
 
 // TestOverheadShortReportsCostOfEveryProcess runs scenario 1 in smoke mode
 // and checks that every row carries CPU per call for each process of each
@@ -14,15 +10,7 @@ func TestOverheadShortReportsCostOfEveryProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts weft and upstreams; skipped with -short")
 	}
-	t.Setenv("TMPDIR", t.TempDir())
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"--short", "--json", "--scenario", "overhead"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit code = %d; stderr:\n%s", code, stderr.String())
-	}
-	var res result
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
-	}
+	res := runShortJSON(t, "overhead")
 	seen := map[string]bool{}
 	for _, o := range res.Overhead {
 		seen[o.Transport] = true

@@ -27,7 +27,13 @@ func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
 		"tools/list of 10002 tools": false,
 		"churn failed calls":        false,
 	}
-	got := goals(r)
+	checkGoals(t, goals(r), want)
+}
+
+// checkGoals asserts that got is exactly the goals named in want, each
+// judged met or not as want says.
+func checkGoals(t *testing.T, got []goal, want map[string]bool) {
+	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %d goals, want %d: %+v", len(got), len(want), got)
 	}
@@ -76,15 +82,7 @@ func TestServeGoalsJudgeIssue18AgainstDirectHTTP(t *testing.T) {
 		"gateway CPU per call c=64, HTTP upstream":     false,
 		"gateway RSS under load, HTTP upstream":        false,
 	}
-	got := goals(r)
-	if len(got) != len(want) {
-		t.Fatalf("got %d goals, want %d: %+v", len(got), len(want), got)
-	}
-	for _, g := range got {
-		if met, ok := want[g.Name]; !ok || g.Met != met {
-			t.Errorf("goal %q met = %v (known %v, want %v), measured %s", g.Name, g.Met, ok, met, g.Measured)
-		}
-	}
+	checkGoals(t, goals(r), want)
 }
 
 func TestServeGoalsAreUnmetWithoutCostFigures(t *testing.T) {
