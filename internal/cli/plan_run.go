@@ -45,12 +45,14 @@ func (r *runFlags) limits() (plan.Limits, error) {
 
 func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 	rf := runFlags{}
+	var from string
+	var maps []string
 	cmd := &cobra.Command{
-		Use:   "run ID",
+		Use:   "run ID | --from FILE",
 		Short: "Run a saved plan (or --dry-run it), with live progress and a checkpoint after every step",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := f.load(args[0])
+			p, err := a.planToRun(cmd, f, args, from, maps)
 			if err != nil {
 				return err
 			}
@@ -65,6 +67,8 @@ func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 	fl.StringArrayVar(&rf.vars, "var", nil, "set a plan variable: name=value (repeatable; JSON values keep their type)")
 	fl.IntVar(&rf.maxParallel, "max-parallel", plan.DefaultMaxParallel, "most steps running at once")
 	fl.BoolVar(&rf.yes, "yes", false, "run without asking")
+	fl.StringVar(&from, "from", "", "import this plan file (weft's or mcp-cli's form) and run it")
+	fl.StringArrayVar(&maps, "map", nil, "with --from: SERVER=PREFIX, as for `weft plan import` (repeatable)")
 	addLimitFlags(cmd, &rf)
 	return cmd
 }

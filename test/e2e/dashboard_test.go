@@ -37,9 +37,9 @@ func (e *env) storePlan(t *testing.T, id, body string) {
 	}
 }
 
-// browser starts a fresh headless Chromium with the flags a shared CI
+// headlessChromium starts a fresh headless Chromium with the flags a shared CI
 // machine needs.
-func browser(t *testing.T) context.Context {
+func headlessChromium(t *testing.T) context.Context {
 	t.Helper()
 	path := testutil.SystemTool(t, "chromium", "chromium")
 	opts := []chromedp.ExecAllocatorOption{
@@ -97,7 +97,7 @@ func childNamed(t *testing.T, weftPid int, arg string) int {
 }
 
 func TestDashboardInChromium(t *testing.T) {
-	ctx := browser(t)
+	ctx := headlessChromium(t)
 	e := newEnv(t)
 	t.Setenv("WEFT_TOKEN", observeToken)
 	fake := testutil.FakeServerBinary(t)
