@@ -11,9 +11,11 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/logsink"
 	"github.com/weft-dev/weft/internal/policy"
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -29,6 +31,8 @@ type app struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	logger     *slog.Logger
+	// logSink queues the log for stderr (nil until logging is set up).
+	logSink *logsink.Sink
 	// secrets masks configured secret values in logs and errors (SPEC S7).
 	secrets policy.Secrets
 	// adminToken is the bearer token of the HTTP face, sent to a live weft.
@@ -44,8 +48,12 @@ func Main(args []string) int {
 	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(a.stderr, "weft: "+a.secrets.Redact(oneLine(err)))
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(a.errOut(), "weft: "+a.secrets.Redact(oneLine(err)))
+	}
+	a.closeLog()
+	if err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -95,10 +103,34 @@ func (a *app) setupLogging() error {
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
-	a.logger = slog.New(a.secrets.Handler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})))
+	// The log never waits on stderr: a client may pipe it and never read it.
+	a.logSink = logsink.New(a.stderr, 0)
+	a.logger = slog.New(a.secrets.Handler(slog.NewTextHandler(a.logSink, &slog.HandlerOptions{Level: level})))
 	slog.SetDefault(a.logger)
 	upstream.Version = Version
 	return nil
+}
+
+// errOut is where the final error line goes: behind the log, so it is not
+// written ahead of records still queued, and never blocks weft's exit.
+func (a *app) errOut() io.Writer {
+	if a.logSink != nil {
+		return a.logSink
+	}
+	return a.stderr
+}
+
+// closeLogTimeout bounds the flush of the log at exit.
+const closeLogTimeout = time.Second
+
+// closeLog writes what is left of the log, for at most closeLogTimeout.
+func (a *app) closeLog() {
+	if a.logSink == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeLogTimeout)
+	defer cancel()
+	a.logSink.Close(ctx)
 }
 
 // loadConfig reads the configuration the flags point to.

@@ -230,7 +230,8 @@ func (c *Conn) watch() {
 }
 
 // Close ends the session and, for stdio, the child's whole process group.
-// It returns when both are gone or ctx ends.
+// It returns when both are gone or ctx ends, and in any case within a few
+// kill graces: a server that ignores every request to end cannot hold it.
 func (c *Conn) Close(ctx context.Context) {
 	c.closeOnce.Do(func() {
 		close(c.closing)
@@ -255,7 +256,26 @@ func (c *Conn) Close(ctx context.Context) {
 		}
 		c.cancel()
 	})
-	c.wg.Wait()
+	c.awaitGoroutines()
+}
+
+// awaitGoroutines waits for the connection's goroutines, at most killGrace:
+// they end when the session does, which a cut pipe guarantees for a child
+// (see startProcess), but Close promises its callers (removal, reload,
+// shutdown) a bounded wait whatever the other end does.
+func (c *Conn) awaitGoroutines() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.wg.Wait()
+	}()
+	timer := time.NewTimer(killGrace)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		c.logger.Warn("the connection's session has not ended; leaving it to end in the background")
+	}
 }
 
 // Info returns what the server said about itself in the handshake.
