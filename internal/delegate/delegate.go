@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/weft-dev/weft/internal/circuit"
 )
 
 // Delegates a fallback chain can name.
@@ -71,7 +73,7 @@ type Result struct {
 type Runner struct {
 	cfg     Config
 	slots   chan struct{}
-	breaker *breaker
+	breaker *circuit.Breaker
 }
 
 // New checks cfg and returns a Runner.
@@ -112,13 +114,14 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	if !r.breaker.allow() {
+	probe, err := r.breaker.Allow()
+	if err != nil {
 		return nil, ErrBreakerOpen
 	}
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
-		r.breaker.done(false, false)
+		r.breaker.Record(probe, circuit.Ignored)
 		return nil, fmt.Errorf("waiting for a delegation slot: %w", ctx.Err())
 	}
 	defer func() { <-r.slots }()
@@ -129,7 +132,7 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		req.MaxTurns = r.cfg.MaxTurns
 	}
 	res, err := r.chain(ctx, req, depth, emit)
-	r.breaker.done(err == nil, !errors.Is(err, context.Canceled))
+	r.breaker.Record(probe, delegationOutcome(err, errors.Is(err, context.Canceled)))
 	return res, err
 }
 

@@ -15,6 +15,12 @@ import (
 // in flight for its whole duration on every exit path; its outcome feeds
 // the breaker.
 func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *upstream.Conn) error) error {
+	return h.doTool(ctx, name, "", call)
+}
+
+// doTool is do for a call of tool (empty: not a tool call), whose timeouts
+// count against the tool's own breaker (see toolBreakers).
+func (h *Hub) doTool(ctx context.Context, name, tool string, call func(context.Context, *upstream.Conn) error) error {
 	s, err := h.lookup(name)
 	if err != nil {
 		return err
@@ -23,9 +29,13 @@ func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *u
 		return err
 	}
 	s.mu.Lock()
-	br, sem, timeout := s.breaker, s.sem, s.cfg.Timeout()
+	br, tools, sem, timeout := s.breaker, s.tools, s.sem, s.cfg.Timeout()
 	s.mu.Unlock()
-	probe, err := br.allow()
+	var tb *breaker
+	if tool != "" {
+		tb = tools.get(tool)
+	}
+	v, err := admit(br, tb)
 	if err != nil {
 		return err
 	}
@@ -37,13 +47,13 @@ func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *u
 	}
 	release, err := h.acquire(ctx, name, sem)
 	if err != nil {
-		br.record(probe, outcomeIgnored) // weft's own limit, not the server's fault
+		v.record(outcomeIgnored, err) // weft's own limit, not the server's fault
 		return err
 	}
 	defer release()
 	g, err := s.enter()
 	if err != nil {
-		br.record(probe, outcomeIgnored)
+		v.record(outcomeIgnored, err)
 		return err
 	}
 	defer g.leave()
@@ -51,7 +61,7 @@ func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *u
 	if err != nil && callerCtx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within the server's timeout_ms (%v); raise it if the tool is slow: %w", timeout, err)
 	}
-	br.record(probe, classify(callerCtx, err))
+	v.record(g.outcome(callerCtx, err), err)
 	return err
 }
 

@@ -21,7 +21,7 @@ func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, arg
 		return nil, fmt.Errorf("%w %q: not in the catalog (list tools or use weft__search_tools)", ErrUnknownTool, name)
 	}
 	var res *mcp.CallToolResult
-	err := h.do(ctx, t.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+	err := h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
 		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
 		return err
 	})

@@ -91,6 +91,8 @@ type Conn struct {
 	wg        sync.WaitGroup
 	// hung is set when keepAlive closed the session for missed pings.
 	hung atomic.Bool
+	// ended is set when the session has ended, for whatever reason.
+	ended atomic.Bool
 }
 
 // Dial connects to the upstream described by cfg, completes the handshake and
@@ -209,6 +211,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 func (c *Conn) watch() {
 	defer c.wg.Done()
 	err := c.session.Wait()
+	c.ended.Store(true)
 	select {
 	case <-c.closing:
 		return
@@ -277,6 +280,12 @@ func (c *Conn) awaitGoroutines() {
 		c.logger.Warn("the connection's session has not ended; leaving it to end in the background")
 	}
 }
+
+// Broken reports whether the connection has failed or ended: a request
+// that failed on a broken connection may have failed only because of it.
+// On stdio it is set before the SDK fails the requests in flight; on HTTP
+// once the session has ended.
+func (c *Conn) Broken() bool { return c.ended.Load() || c.order.readFailed.Load() }
 
 // Info returns what the server said about itself in the handshake.
 func (c *Conn) Info() Info { return c.info }

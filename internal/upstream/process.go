@@ -120,8 +120,8 @@ func (p *process) reap(relay *stderrRelay, out *eofReader) {
 	p.group.Close()
 }
 
-// eofReader notes when reading its pipe ended, so a stdout that reached EOF
-// is not waited for.
+// eofReader notes when reading its pipe ended or the session closed it, so
+// a stdout nobody will read again is not waited for.
 type eofReader struct {
 	r    *os.File
 	eof  chan struct{}
@@ -136,7 +136,10 @@ func (e *eofReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func (e *eofReader) Close() error { return e.r.Close() }
+func (e *eofReader) Close() error {
+	e.once.Do(func() { close(e.eof) })
+	return e.r.Close()
+}
 
 // stop ends the child's process group: its stdin closes, then SIGTERM, then
 // SIGKILL after a grace period. It returns once the child has been reaped and

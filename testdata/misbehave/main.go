@@ -6,7 +6,7 @@
 //	hang     answers the handshake, then never answers a tool call
 //	crash    exits in the middle of call number --crash-after + 1
 //	garbage  prints a banner before and a garbage line after every message
-//	bigline  writes one 64 MiB line on stdout when a tool is called
+//	bigline  writes one 64 MiB line on stdout when echo is called
 //	flood    floods notifications (progress and log) without pause
 //	sigterm  ignores SIGTERM and exits only 10 s after it
 //	fork     starts a grandchild (itself in sleep mode) in its process group
