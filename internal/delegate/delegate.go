@@ -39,7 +39,7 @@ type Config struct {
 	Timeout      time.Duration // per attempt; 0: none
 	MaxParallel  int           // delegations at once; 0: 1
 	Depth        int           // this weft's delegation depth, read at start-up (S9)
-	MaxDepth     int           // security.max_delegation_depth; 0: DefaultMaxDepth
+	MaxDepth     int           // security.max_delegation_depth; 0: its default
 	// FailureThreshold consecutive failed delegations open the breaker for
 	// ResetTimeout; 0 disables it.
 	FailureThreshold int
@@ -110,7 +110,7 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		emit = func(Event) {}
 	}
 	emit = onceLocked(emit)
-	depth, err := nextDepth(max(r.cfg.Depth, req.Depth), r.cfg.MaxDepth)
+	depth, err := nextDepth(r.cfg.Depth, req.Depth, r.cfg.MaxDepth)
 	if err != nil {
 		return nil, err
 	}

@@ -215,7 +215,7 @@ func TestDepthLimit(t *testing.T) {
 		refused          bool
 	}{{0, 0, 1, false}, {2, 3, 3, false}, {3, 3, 0, true}, {1, 1, 0, true}, {5, 0, 0, true}}
 	for _, tt := range tests {
-		got, err := nextDepth(tt.depth, tt.max)
+		got, err := nextDepth(tt.depth, 0, tt.max)
 		var de *DepthError
 		if tt.refused != errors.As(err, &de) || got != tt.want {
 			t.Errorf("depth %d max %d: got %d, %v", tt.depth, tt.max, got, err)
