@@ -48,7 +48,9 @@ func TestBrokenConnectionCountsOnceAndReconnectClosesBreaker(t *testing.T) {
 	if st := status(t, h, "s"); st.Breaker != hub.BreakerClosed || st.Failures > 1 {
 		t.Fatalf("after one broken connection: breaker %s with %d failures, want closed with at most 1", st.Breaker, st.Failures)
 	}
-	await(t, "reconnected", func() bool { return status(t, h, "s").Status == hub.StatusActive && status(t, h, "s").ConnectedAt.After(time.Time{}) })
+	await(t, "reconnected", func() bool {
+		return status(t, h, "s").Status == hub.StatusActive && status(t, h, "s").ConnectedAt.After(time.Time{})
+	})
 	await(t, "breaker reset by the reconnect", func() bool {
 		st := status(t, h, "s")
 		return st.Breaker == hub.BreakerClosed && st.Failures == 0
