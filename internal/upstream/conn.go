@@ -220,7 +220,7 @@ func (c *Conn) watch() {
 	if err == nil {
 		err = mcp.ErrConnectionClosed
 	}
-	if c.proc != nil && c.proc.exited() {
+	if c.proc != nil && c.proc.awaitExit(killGrace) {
 		err = fmt.Errorf("process exited: %v", c.proc.err)
 	}
 	if c.hung.Load() {

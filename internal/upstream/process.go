@@ -165,6 +165,20 @@ func (p *process) stop(ctx context.Context) {
 	}
 }
 
+// awaitExit reports whether the child is reaped within d: a session that
+// ended because the child exited sees its end on stdout just before the
+// child is reaped.
+func (p *process) awaitExit(d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-p.exitedCh:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
 // exited reports whether the child has been reaped.
 func (p *process) exited() bool {
 	select {
