@@ -40,7 +40,11 @@ type echoOut struct {
 
 // testServer serves a tool of each kind the tests need, a resource, a
 // template and a prompt.
-func testServer() *mcp.Server {
+func testServer() *mcp.Server { return testServerReleasing(nil) }
+
+// testServerReleasing is testServer whose block tool also ends when release
+// is closed: the SDK's HTTP handler waits for handlers to end on DELETE.
+func testServerReleasing(release <-chan struct{}) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1.2.3"}, &mcp.ServerOptions{
 		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"done"}}}, nil
@@ -70,8 +74,11 @@ func testServer() *mcp.Server {
 		return nil, echoOut{Text: fmt.Sprintf("%s %s", roots.Roots[0].URI, el.Action)}, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
-		<-ctx.Done()
-		return nil, echoOut{}, ctx.Err()
+		select {
+		case <-ctx.Done():
+		case <-release:
+		}
+		return nil, echoOut{}, errors.New("released")
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "grow"}, func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, echoOut, error) {
 		mcp.AddTool(s, &mcp.Tool{Name: "grown"}, func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, echoOut, error) {
@@ -268,7 +275,10 @@ func TestListChangedRelistsAndNotifies(t *testing.T) {
 }
 
 func TestCloseDuringACallFailsItWithErrClosedInFlight(t *testing.T) {
-	c := dial(t, serveHTTP(t, testServer(), nil), Options{})
+	release := make(chan struct{})
+	url := serveHTTP(t, testServerReleasing(release), nil)
+	t.Cleanup(func() { close(release) }) // runs before the server's Close
+	c := dial(t, url, Options{})
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.CallTool(context.Background(), nil, "block", nil, nil)
