@@ -67,6 +67,9 @@ func goals(r *result) []goal {
 	for _, c := range r.Churn[min(1, len(r.Churn)):] {
 		out = append(out, goal{c.Label + " failed calls", "0", fmt.Sprint(c.Calls.Failed), c.Calls.Failed == 0})
 	}
+	for _, o := range r.Observe {
+		out = append(out, goal{fmt.Sprintf("metrics+audit calls/s c=%d", o.Concurrency), "≥ 0.97× off", fmt.Sprintf("%.3f×", o.Ratio), o.Ratio >= 0.97})
+	}
 	return out
 }
 
@@ -116,6 +119,13 @@ func printReport(w io.Writer, r *result) {
 	}
 	if r.Plans != "" {
 		fmt.Fprintf(tw, "\n4. plans\t%s\t\n", r.Plans)
+	}
+	if len(r.Observe) > 0 {
+		fmt.Fprintln(tw, "\n6. metrics + audit (http)\tconc\tcalls\tfailed off/on\toff p50 ms\ton p50 ms\toff calls/s\ton calls/s\ton ÷ off\tadded p50 ms\t")
+		for _, r := range r.Observe {
+			fmt.Fprintf(tw, "\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t\n", r.Concurrency, r.On.Calls, r.Off.Failed, r.On.Failed,
+				r.Off.P50MS, r.On.P50MS, r.Off.CallsPerSec, r.On.CallsPerSec, r.Ratio, r.AddedP50MS)
+		}
 	}
 	_ = tw.Flush()
 	printGoals(w, r)

@@ -30,10 +30,14 @@ type entry struct {
 
 // writeConfig writes a weft.toml for the given upstreams atomically, as an
 // editor would, so that a running weft reloads it once. max_tools is set so
-// high that every tool is listed (SPEC G4 caps at 50 by default).
-func writeConfig(path string, entries []entry) error {
+// high that every tool is listed; extra tables ([audit], [metrics]) go
+// before the servers.
+func writeConfig(path string, entries []entry, extra ...string) error {
 	var b strings.Builder
 	b.WriteString("[limits]\nmax_tools = 1000000\n")
+	for _, x := range extra { // whole tables, before the servers
+		b.WriteString("\n" + x)
+	}
 	for _, e := range entries {
 		fmt.Fprintf(&b, "\n[tools.mcp_servers.%s]\ntarget = %s\n", e.name, strconv.Quote(e.target))
 		if len(e.args) > 0 {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/toolset"
 	"golang.org/x/term"
@@ -44,12 +45,14 @@ func (r *runFlags) limits() (plan.Limits, error) {
 
 func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 	rf := runFlags{}
+	var from string
+	var maps []string
 	cmd := &cobra.Command{
-		Use:   "run ID",
+		Use:   "run ID | --from FILE",
 		Short: "Run a saved plan (or --dry-run it), with live progress and a checkpoint after every step",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := f.load(args[0])
+			p, err := a.planToRun(cmd, f, args, from, maps)
 			if err != nil {
 				return err
 			}
@@ -64,6 +67,8 @@ func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 	fl.StringArrayVar(&rf.vars, "var", nil, "set a plan variable: name=value (repeatable; JSON values keep their type)")
 	fl.IntVar(&rf.maxParallel, "max-parallel", plan.DefaultMaxParallel, "most steps running at once")
 	fl.BoolVar(&rf.yes, "yes", false, "run without asking")
+	fl.StringVar(&from, "from", "", "import this plan file (weft's or mcp-cli's form) and run it")
+	fl.StringArrayVar(&maps, "map", nil, "with --from: SERVER=PREFIX, as for `weft plan import` (repeatable)")
 	addLimitFlags(cmd, &rf)
 	return cmd
 }
@@ -200,12 +205,12 @@ func (a *app) validateLive(ctx context.Context, p *plan.Plan) error {
 
 // withTools starts the hub as `weft serve` does and hands fn the catalog.
 func (a *app) withTools(ctx context.Context, fn func(toolset.Caller) error) error {
-	rt, err := a.start(ctx)
+	d, err := a.startDaemon(ctx)
 	if err != nil {
 		return err
 	}
-	defer rt.stop()
-	return fn(planTools{hubTools{rt.hub}})
+	defer stopDaemon(d)
+	return fn(daemon.PlanTools{HubTools: daemon.ToolsOf(d.Hub())})
 }
 
 // execute runs (or, with cp, resumes) a plan against the live catalog,

@@ -31,13 +31,15 @@ type fileConfig struct {
 	} `toml:"tools"`
 
 	Delegation Delegation `toml:"delegation"` // delegate.go
+	Audit      Audit      `toml:"audit"`      // observe.go
+	Metrics    Metrics    `toml:"metrics"`
 }
 
 // knownKeys lists the keys of each table, for unknown-key messages.
 var knownKeys = map[string]string{
-	"":         "gateway, limits, security, breaker, delegation, llm, router, prices, tools",
+	"":         "gateway, limits, security, breaker, delegation, llm, router, prices, tools, audit, metrics",
 	"breaker":  "failure_threshold, reset_timeout",
-	"gateway":  "listen, separator",
+	"gateway":  "listen, separator, ready_requires",
 	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
 	"security": "block_private_urls, autonomy, pinning, http_token_env, max_delegation_depth",
 	"tools":    "mcp_servers",
@@ -50,9 +52,11 @@ var knownKeys = map[string]string{
 		"denied_tools, protocol_version, inherit_env, max_concurrent_calls, failure_threshold, reset_timeout",
 
 	"delegation": delegationKeys,
+	"audit":      auditKeys,
+	"metrics":    metricsKeys,
 }
 
-// ResolvePath finds weft.toml (SPEC G6): the --config value if non-empty,
+// ResolvePath finds weft.toml: the --config value if non-empty,
 // else $WEFT_CONFIG, else ./weft.toml if it exists, else ~/.weft/weft.toml
 // (returned even when missing).
 func ResolvePath(explicit string) string {
@@ -78,7 +82,9 @@ func ResolvePath(explicit string) string {
 // otherwise: default gateway and limits, no servers.
 func Default() *Config {
 	return &Config{
-		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator},
+		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator,
+			MaxConnections: DefaultMaxConnections, IdleTimeout: Duration(DefaultIdleTimeout), BodyTimeout: Duration(DefaultBodyTimeout),
+			MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout)},
 		Limits: Limits{MaxTools: DefaultMaxTools, MaxMessageBytes: DefaultMaxMessageBytes,
 			MaxConcurrentCalls: DefaultMaxConcurrentCalls, DrainTimeout: Duration(DefaultDrainTimeout),
 			PingInterval: Duration(DefaultPingInterval)},
@@ -88,6 +94,7 @@ func Default() *Config {
 		Agent:    DefaultAgent(),
 
 		Delegation: DefaultDelegation(),
+		Audit:      defaultAudit(),
 	}
 }
 
@@ -104,6 +111,13 @@ func Load(path string) (*Config, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("cannot read config %s: %v; check the path and its permissions", path, pathErr(err))
 	}
+	return LoadData(path, data)
+}
+
+// LoadData is Load with the content of the weft.toml at path already read
+// (nil for a missing file): a config change validates the edited content
+// before it is written.
+func LoadData(path string, data []byte) (*Config, error) {
 	cfg, err := parse(data, path)
 	if err != nil {
 		return nil, err
@@ -147,8 +161,15 @@ func parse(data []byte, path string) (*Config, error) {
 	if g.Listen != "" {
 		cfg.Gateway.Listen = g.Listen
 	}
+	if err := g.Auth.validate(path); err != nil {
+		return nil, err
+	}
+	cfg.Gateway.Auth = g.Auth
 	if g.Separator != "" {
 		cfg.Gateway.Separator = g.Separator
+	}
+	if err := applyHTTPFace(cfg, g, path); err != nil {
+		return nil, err
 	}
 	switch {
 	case l.MaxTools < 0:
@@ -169,6 +190,9 @@ func parse(data []byte, path string) (*Config, error) {
 		return nil, err
 	}
 	if err := applyDelegation(cfg, fc.Delegation, path); err != nil {
+		return nil, err
+	}
+	if err := applyObserve(cfg, &fc, path); err != nil {
 		return nil, err
 	}
 	cfg.Security.BlockPrivateURLs = sec.BlockPrivateURLs

@@ -120,7 +120,7 @@ func TestLoadDefaults(t *testing.T) {
 			}
 			want := Default()
 			want.Path = path
-			if cfg.Path != path || cfg.Gateway != want.Gateway || cfg.Limits != want.Limits || cfg.Security != want.Security || len(cfg.Servers) != 0 {
+			if cfg.Path != path || !reflect.DeepEqual(cfg.Gateway, want.Gateway) || cfg.Limits != want.Limits || cfg.Security != want.Security || len(cfg.Servers) != 0 {
 				t.Errorf("got %+v, want %+v", cfg, want)
 			}
 			if cfg.Gateway.Listen != DefaultListen || cfg.Limits.MaxTools != DefaultMaxTools || cfg.Limits.MaxMessageBytes != 16<<20 {
@@ -324,7 +324,7 @@ func TestMCPJSONPaths(t *testing.T) {
 	}
 }
 
-// TestLoadMaxDelegationDepth covers SPEC S9's setting: default 3, a set
+// TestLoadMaxDelegationDepth checks security.max_delegation_depth: default 3, a set
 // value kept, a negative one refused.
 func TestLoadMaxDelegationDepth(t *testing.T) {
 	dir := t.TempDir()

@@ -6,12 +6,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
 )
@@ -30,15 +29,25 @@ type Options struct {
 	Plans Plans
 	// HTTP hardens the Streamable HTTP face (Host, Origin, token, body).
 	HTTP HTTPOptions
-	// Manage configures the mcp_manage built-in (SPEC S3).
+	// Manage configures the mcp_manage built-in.
 	Manage ManageOptions
-	// MaxMessageBytes bounds one message from a stdio client (SPEC S10).
+	// MaxMessageBytes bounds one message from a stdio client.
 	MaxMessageBytes int
-	// Delegation bounds weft → … → weft chains (SPEC S9).
+	// Delegation bounds weft → … → weft chains.
 	Delegation DelegationOptions
 	// Delegate backs weft__delegate (delegatetool.go); nil: it says
 	// delegation is unavailable.
 	Delegate Delegator
+	// Login, when set, lets a client that can open URLs log weft in to a
+	// server that needs a login, in the middle of a call (login.go).
+	Login LoginFunc
+	// Health decides when /readyz answers ready; Routes are extra endpoints
+	// on the HTTP face, behind its guards (health.go).
+	Health HealthOptions
+	Routes []Route
+	// Middleware wraps every request a client sends, outermost first
+	// (tracing).
+	Middleware []mcp.Middleware
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -46,7 +55,10 @@ type Gateway struct {
 	hub    *hub.Hub
 	opts   Options
 	logger *slog.Logger
-	server *mcp.Server
+	// quietLogger rate-limits the SDK's lines that one event repeats per
+	// session (ratelog.go).
+	quietLogger *slog.Logger
+	server      *mcp.Server
 
 	mu        sync.Mutex // serialises sync
 	tools     map[string][32]byte
@@ -68,13 +80,13 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		hub: h, opts: opts, logger: opts.Logger,
+		hub: h, opts: opts, logger: opts.Logger, quietLogger: newQuietLogger(opts.Logger, 5*time.Second),
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
-		Logger:       opts.Logger,
+		Logger:       g.quietLogger,
 		Instructions: "weft exposes the tools, resources and prompts of several MCP servers, each namespaced as <server>__<name>. Use weft__search_tools to find tools that are not listed.",
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
@@ -83,13 +95,17 @@ func New(h *hub.Hub, opts Options) *Gateway {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			return g.hub.Complete(ctx, req.Params)
+			res, err := g.hub.Complete(ctx, req.Params)
+			return res, requestError(err)
 		},
 		SupportedProtocolVersions: legacyVersions,
 		SubscribeHandler:          g.subscribe,
 		UnsubscribeHandler:        g.unsubscribe,
 	})
 	g.server.AddReceivingMiddleware(g.explainMissingTools)
+	if len(opts.Middleware) > 0 {
+		g.server.AddReceivingMiddleware(opts.Middleware...) // added last: outermost
+	}
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	g.addDelegateTool(opts.Delegate)
@@ -185,34 +201,28 @@ func (g *Gateway) safely(what string, add func()) {
 func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	meta, err := g.delegate(req.Params.Meta)
 	if err != nil {
-		return toolResult(nil, err)
+		return toolError(err)
 	}
+	ctx = hub.WithCaller(ctx, callerOf(req.Session))
 	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
-	return toolResult(res, err)
-}
-
-// toolResult passes an upstream's protocol errors through unchanged and turns
-// weft's own failures (draining, disconnected, timeout) into a tool error the
-// model can read.
-func toolResult(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
-	if err == nil {
-		return res, nil
+	if err != nil {
+		var again bool
+		if again, err = g.loginThroughClient(ctx, req.Session, req.Params.Name, err); !again {
+			return toolError(err)
+		}
+		if res, err = g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta); err != nil {
+			return toolError(err)
+		}
 	}
-	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) || errors.Is(err, hub.ErrUnknownTool) {
-		return nil, err
-	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "weft: " + err.Error()}}}, nil
+	return res, nil
 }
 
 func (g *Gateway) forwardPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	return g.hub.GetPrompt(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+	res, err := g.hub.GetPrompt(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+	return res, requestError(err)
 }
 
 func (g *Gateway) forwardRead(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	res, err := g.hub.ReadResource(ctx, sessionPeer{req.Session}, req.Params.URI, req.Params.Meta)
-	if errors.Is(err, hub.ErrUnknownURI) {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
-	}
-	return res, err
+	return res, requestError(err)
 }

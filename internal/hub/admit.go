@@ -3,24 +3,30 @@ package hub
 import (
 	"context"
 	"errors"
-	"fmt"
+	"net"
 
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// do runs one request against server name under every guard of SPEC R1–R3
-// and G5: a draining or disconnected server is refused at once; an open
+// do runs one request against server name under every guard (breaker,
+// limits, status): a draining or disconnected server is refused at once; an open
 // breaker fails fast without taking a concurrency slot; the per-server and
 // global limits make the call wait (bounded by its timeout); the call counts
 // in flight for its whole duration on every exit path; its outcome feeds
 // the breaker.
 func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *upstream.Conn) error) error {
-	return h.doTool(ctx, name, "", call)
+	return named(name, h.guarded(ctx, name, "", call))
 }
 
-// doTool is do for a call of tool (empty: not a tool call), whose timeouts
-// count against the tool's own breaker (see toolBreakers).
+// doTool is do for a call of tool, whose timeouts count against the tool's
+// own breaker (see toolBreakers).
 func (h *Hub) doTool(ctx context.Context, name, tool string, call func(context.Context, *upstream.Conn) error) error {
+	return named(name, h.guarded(ctx, name, tool, call))
+}
+
+// guarded is do without the server's name on its errors; tool is empty
+// unless the request is a tool call.
+func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.Context, *upstream.Conn) error) error {
 	s, err := h.lookup(name)
 	if err != nil {
 		return err
@@ -45,7 +51,7 @@ func (h *Hub) doTool(ctx context.Context, name, tool string, call func(context.C
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	release, err := h.acquire(ctx, name, sem)
+	release, err := h.acquire(ctx, sem)
 	if err != nil {
 		v.record(outcomeIgnored, err) // weft's own limit, not the server's fault
 		return err
@@ -58,21 +64,25 @@ func (h *Hub) doTool(ctx context.Context, name, tool string, call func(context.C
 	}
 	defer g.leave()
 	err = call(ctx, g.conn)
-	if err != nil && callerCtx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within the server's timeout_ms (%v); raise it if the tool is slow: %w", timeout, err)
+	if err != nil && callerCtx.Err() == nil && timedOut(err) {
+		err = &timeoutError{limit: timeout, cause: err}
 	}
 	v.record(g.outcome(callerCtx, err), err)
+	if needsLogin(err) {
+		h.markNeedsLogin(s, g.conn, err)
+		return needsLoginError(name)
+	}
 	return err
 }
 
 // acquire takes a per-server slot and then a global one, waiting while the
 // limits are reached, at most until ctx ends.
-func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (release func(), err error) {
+func (h *Hub) acquire(ctx context.Context, sem chan struct{}) (release func(), err error) {
 	if sem != nil {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: waited for a free call slot (max_concurrent_calls) until the timeout: %w", name, ctx.Err())
+			return nil, &slotError{limit: "max_concurrent_calls", cause: ctx.Err()}
 		}
 	}
 	if h.global != nil {
@@ -82,7 +92,7 @@ func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (rele
 			if sem != nil {
 				<-sem
 			}
-			return nil, fmt.Errorf("%s: waited for a free call slot (limits.max_concurrent_calls) until the timeout: %w", name, ctx.Err())
+			return nil, &slotError{limit: "limits.max_concurrent_calls", cause: ctx.Err()}
 		}
 	}
 	return func() {
@@ -93,4 +103,12 @@ func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (rele
 			<-sem
 		}
 	}, nil
+}
+
+// timedOut reports a request ended by the server's timeout: the call's
+// deadline, or the HTTP transport's wait for response headers, which is
+// bounded by the same timeout_ms.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

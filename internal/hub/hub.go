@@ -15,7 +15,7 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// Status of one upstream (SPEC G5).
+// Status of one upstream.
 type Status string
 
 // The statuses a server moves through.
@@ -33,12 +33,12 @@ type Options struct {
 	MaxTools     int
 	DrainTimeout time.Duration
 	// MaxConcurrentCalls bounds calls in flight across every server (0: no
-	// limit); each server may set its own limit too (SPEC R2).
+	// limit); each server may set its own limit too.
 	MaxConcurrentCalls int
 	// Breaker holds the default breaker settings; servers may override them.
 	Breaker config.Breaker
 	// Backoff bounds the reconnect delay: it starts at Min and doubles up to
-	// Max, with jitter (defaults 1 s and 60 s, SPEC R4).
+	// Max, with jitter (defaults 1 s and 60 s).
 	BackoffMin, BackoffMax time.Duration
 	// Now is the clock of the breakers (default time.Now); tests inject one.
 	Now func() time.Time
@@ -46,10 +46,16 @@ type Options struct {
 	Reserved []string
 	// ToolFilter, when set, returns the tools of a server (under their own
 	// names) that may be exposed, after the server's allow/deny lists; tool
-	// pinning (SPEC S5) plugs in here. It gets a server's whole list at once
+	// pinning plugs in here. It gets a server's whole list at once
 	// so that it can batch its own I/O.
 	ToolFilter func(server string, tools []*mcp.Tool) []*mcp.Tool
 	Upstream   upstream.Options
+	// LoginStamp, when set, changes whenever a stored OAuth login changes;
+	// the hub then reconnects servers that need a login.
+	LoginStamp func() string
+	// Observer, when set, sees every tool call and server status change
+	// (metrics, traces, audit log, dashboard); see observe.go.
+	Observer Observer
 }
 
 // Hub owns every upstream connection.
@@ -78,6 +84,7 @@ type Hub struct {
 	// coming up together cost a few rebuilds, not 100.
 	rebuildWant atomic.Uint64
 	rebuiltUpTo uint64
+	stopLogins  chan struct{} // closed by Close; ends watchLogins
 }
 
 // New returns an empty hub.
@@ -111,6 +118,11 @@ func New(opts Options) *Hub {
 		h.reserved[n] = true
 	}
 	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved))
+	h.stopLogins = make(chan struct{})
+	if opts.LoginStamp != nil {
+		h.bg.Add(1)
+		go h.watchLogins(h.stopLogins)
+	}
 	return h
 }
 

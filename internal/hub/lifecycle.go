@@ -12,7 +12,7 @@ import (
 
 // Add connects a new upstream and registers its items. When the connection
 // fails the entry stays listed as disconnected, with the reason, and is
-// retried with backoff (SPEC R4); the error is returned as well.
+// retried with backoff; the error is returned as well.
 func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error) {
 	h.mu.Lock()
 	if h.closed {
@@ -49,10 +49,14 @@ func (h *Hub) dial(ctx context.Context, s *server, cfg *config.Server) (*upstrea
 // connect dials and installs the connection; an older connection is drained
 // in the background.
 func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error {
+	s.mu.Lock()
+	before := !s.connectedAt.IsZero()
+	s.mu.Unlock()
 	conn, err := h.dial(ctx, s, cfg)
 	if err != nil {
 		s.setFailed(err, time.Time{})
 		h.logger.Warn("upstream not connected", "server", s.name, "err", err)
+		h.serverChanged(s, false)
 		return err
 	}
 	old, ok := s.setActive(conn)
@@ -65,6 +69,7 @@ func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error 
 		h.retireInBackground(s, old)
 	}
 	h.logger.Info("upstream active", "server", s.name, "tools", len(conn.Inventory().Tools))
+	h.serverChanged(s, before)
 	return nil
 }
 
@@ -89,6 +94,7 @@ func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
 		}
 		conn.Close(context.Background())
 	}()
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.startReconnect(s)
 }
@@ -98,8 +104,8 @@ func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
 func (h *Hub) startReconnect(s *server) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || s.life.Err() != nil {
-		return
+	if _, st := s.snapshot(); h.closed || s.life.Err() != nil || st == StatusNeedsLogin {
+		return // a login, not a timer, brings a needs_login server back
 	}
 	h.bg.Add(1)
 	go func() {
@@ -128,6 +134,8 @@ func (h *Hub) reconnectLoop(s *server) {
 		if err := h.connect(s.life, s, s.config()); err == nil {
 			s.reconnected()
 			h.rebuild()
+			return
+		} else if needsLogin(err) {
 			return
 		}
 		delay = min(delay*2, h.opts.BackoffMax)
@@ -174,6 +182,7 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 	if old, ok := s.setActive(conn); ok && old != nil {
 		h.retireInBackground(s, old)
 	}
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.logger.Info("upstream swapped", "server", s.name, "tools", len(conn.Inventory().Tools))
 	return s.status(), nil
@@ -192,6 +201,7 @@ func (h *Hub) failSwap(s *server, err error) {
 	if old != nil {
 		h.retireInBackground(s, old)
 	}
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.startReconnect(s)
 }

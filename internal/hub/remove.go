@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Remove drains a server and removes it (SPEC G7): it is marked draining and
+// Remove drains a server and removes it: it is marked draining and
 // new calls are refused at once; calls in flight finish, up to the drain
 // timeout, after which it is closed with a warning naming the count; the
 // session and its process group end; its items leave the catalog and
@@ -25,6 +25,7 @@ func (h *Hub) Remove(ctx context.Context, name string) error {
 	}
 	h.draining[s] = true
 	h.mu.Unlock()
+	h.serverChanged(s, false)
 	h.rebuild() // shows draining; tools stay until closed (calls get "server draining")
 
 	h.drainAndClose(ctx, s, gens)
@@ -32,6 +33,9 @@ func (h *Hub) Remove(ctx context.Context, name string) error {
 	h.mu.Lock()
 	delete(h.draining, s)
 	h.mu.Unlock()
+	if h.opts.Observer != nil {
+		h.opts.Observer.ServerChanged(ServerEvent{Name: name, Status: StatusRemoved})
+	}
 	h.rebuild()
 	h.logger.Info("upstream removed", "server", name)
 	return nil
@@ -41,6 +45,9 @@ func (h *Hub) Remove(ctx context.Context, name string) error {
 // waits for background work (reconnects, old connections draining).
 func (h *Hub) Close(ctx context.Context) {
 	h.mu.Lock()
+	if !h.closed {
+		close(h.stopLogins)
+	}
 	h.closed = true
 	names := h.sortedNames()
 	h.mu.Unlock()

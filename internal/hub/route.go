@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/upstream"
@@ -12,7 +13,12 @@ import (
 
 // CallTool routes a call of the exposed tool name to its upstream. A tool
 // result with isError set is a result, not an error.
-func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
+func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (res *mcp.CallToolResult, err error) {
+	ctx, obs := h.observeStart(ctx, name, args, meta)
+	if obs != nil {
+		meta = obs.Meta
+		defer func() { h.observeEnd(ctx, obs, res, err) }()
+	}
 	t, ok := h.Catalog().Tool(name)
 	if !ok {
 		if err := h.Unavailable(name); err != nil {
@@ -20,15 +26,18 @@ func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, arg
 		}
 		return nil, fmt.Errorf("%w %q: not in the catalog (list tools or use weft__search_tools)", ErrUnknownTool, name)
 	}
-	var res *mcp.CallToolResult
-	err := h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
+	if obs != nil {
+		obs.Server = t.Server
+	}
+	err = h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		sent := time.Now()
 		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
+		if obs != nil {
+			obs.Upstream = time.Since(sent)
+		}
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: call %s: %w", t.Server, t.Original, err)
-	}
-	return res, nil
+	return res, err
 }
 
 // GetPrompt routes a prompt request to its upstream.
@@ -64,7 +73,7 @@ func (h *Hub) ReadResource(ctx context.Context, peer upstream.Peer, uri string, 
 // name, or a resource URI or template.
 func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
 	if params == nil || params.Ref == nil {
-		return nil, fmt.Errorf("completion without a reference")
+		return nil, ErrBadReference
 	}
 	cat := h.Catalog()
 	p := *params
@@ -85,7 +94,7 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 		}
 		server = s
 	default:
-		return nil, fmt.Errorf("unsupported completion reference type %q", ref.Type)
+		return nil, fmt.Errorf("%w (got %q)", ErrBadReference, ref.Type)
 	}
 	var res *mcp.CompleteResult
 	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {
@@ -107,7 +116,7 @@ func (c *Catalog) templateServer(uri string) (string, bool) {
 }
 
 // Unavailable explains a name missing from the catalog when it lies in the
-// namespace of a server that is configured but not active (SPEC G5:
+// namespace of a server that is configured but not active (
 // disconnected, connecting, draining): the caller learns which server and
 // why, not just that the tool is unknown. It returns nil otherwise.
 func (h *Hub) Unavailable(name string) error {

@@ -15,7 +15,7 @@ import (
 // everywhere they happen to appear.
 const minSecretLen = 6
 
-// Secrets masks known secret values in text (SPEC S7): the env and header
+// Secrets masks known secret values in text: the env and header
 // values of every server, URL passwords and the HTTP token. It backs a log
 // handler, so that even a child that prints its own environment on stderr
 // cannot put a secret into weft's logs. Safe for concurrent use.
@@ -64,6 +64,9 @@ func SecretValues(cfg *config.Config, getenv func(string) string) []string {
 		}
 		for _, v := range s.ExpandedHeaders(getenv) {
 			out = append(out, v)
+		}
+		if s.OAuth != nil && s.OAuth.ClientSecretEnv != "" {
+			out = append(out, getenv(s.OAuth.ClientSecretEnv))
 		}
 		if u, err := url.Parse(s.Target); err == nil && u.User != nil {
 			if p, ok := u.User.Password(); ok {

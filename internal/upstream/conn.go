@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 )
@@ -44,11 +45,13 @@ type Options struct {
 	// without Close (crash, drop, failed keepalive pings).
 	OnClosed func(c *Conn, err error)
 	// DialControl, when set, vets every address an HTTP upstream connection
-	// dials (security.block_private_urls re-checks it there, SPEC S2).
+	// dials (security.block_private_urls re-checks it there).
 	DialControl func(network, address string, c syscall.RawConn) error
 	// KeepAlive is the interval of pings that detect a hung upstream; two
 	// missed pings end the session (0: no pings).
 	KeepAlive time.Duration
+	// OAuth returns the OAuth handler of a remote entry (nil: none).
+	OAuth func(cfg *config.Server) auth.OAuthHandler
 }
 
 // Info describes the server at the other end, from its handshake.

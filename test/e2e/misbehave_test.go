@@ -238,7 +238,7 @@ type misbehaveCase struct {
 	// wantStatus, if set, is the bad server's status after the failing call.
 	wantStatus hub.Status
 	// mayFail, if set, lets the okCalls fail too, quickly and with an error
-	// matching it: a flood may cost the connection (SPEC R6), not weft.
+	// matching it: a flood may cost the connection, not weft.
 	mayFail string
 	// procs is how many processes the bad server runs (child, grandchild):
 	// seen while weft runs, they prove the leftover check can see them.
@@ -247,11 +247,11 @@ type misbehaveCase struct {
 
 var misbehaveCases = []misbehaveCase{
 	{mode: "noinit", wantErr: `unknown tool "bad__echo"`, wantStatus: hub.StatusDisconnected},
-	{mode: "hang", wantErr: `bad: call echo: no answer within the server's timeout_ms \(1.5s\)`, wantStatus: hub.StatusActive},
-	{mode: "crash", args: []string{"--crash-after", "2"}, okCalls: 2, wantErr: `bad: call echo: the upstream closed the connection`},
+	{mode: "hang", wantErr: `weft: bad: no answer within the server's timeout_ms \(1.5s\)`, wantStatus: hub.StatusActive},
+	{mode: "crash", args: []string{"--crash-after", "2"}, okCalls: 2, wantErr: `weft: bad: the upstream closed the connection`},
 	{mode: "garbage", okCalls: 3},
-	{mode: "bigline", wantErr: `bad: call echo: .*message too large`},
-	{mode: "flood", okCalls: 3, mayFail: `unknown tool "bad__echo"|bad: call echo: `},
+	{mode: "bigline", wantErr: `weft: bad: .*message too large`},
+	{mode: "flood", okCalls: 3, mayFail: `unknown tool "bad__echo"|weft: bad: `},
 	{mode: "sigterm", okCalls: 3},
 	{mode: "fork", okCalls: 3, procs: 2},
 	{mode: "daemon", okCalls: 3, procs: 2},

@@ -17,14 +17,15 @@ import (
 // TestBadReloadChangesNothing: a config saved with a syntax error is
 // logged with file, line and reason, and the running servers are left
 // alone; a later good save applies, and a server in it that cannot connect
-// is reported without holding back the rest (SPEC G8).
+// is reported without holding back the rest.
 func TestBadReloadChangesNothing(t *testing.T) {
 	fake := testutil.FakeServerBinary(t)
 	e := newEnv(t)
 	good := fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\nargs = [\"--name\", \"a\"]\n", fake)
 	e.writeConfig(t, good)
 	s := e.serve()
-	cs := connect(t, s.url, nil)
+	changed := make(chan struct{}, 1)
+	cs := connect(t, s.url, changed)
 
 	// A save by rename, as editors do, with an unterminated string on line 4.
 	broken := good + "\n[tools.mcp_servers.b]\ntarget = \"unterminated\n"
@@ -47,6 +48,9 @@ func TestBadReloadChangesNothing(t *testing.T) {
 	awaitStatus(t, s, "b", 30*time.Second, "b active", func(st hub.ServerStatus, found bool) bool {
 		return found && st.Status == hub.StatusActive
 	})
+	// A server shows active as soon as it connects, a moment before its
+	// tools reach the catalog; wait for them.
+	waitFor(t, changed, func() bool { return has(toolNames(t, cs), "b__echo") }, "b__echo listed")
 	c := awaitStatus(t, s, "c", 30*time.Second, "c disconnected", func(st hub.ServerStatus, found bool) bool {
 		return found && st.Status == hub.StatusDisconnected
 	})

@@ -14,9 +14,9 @@ import (
 )
 
 // canaries are secret values that must never appear outside weft.toml.
-var canaries = []string{"canary-env-6c1f", "canary-header-9d2e", "canary-urlpass-4b7a", "canary-expanded-1a3c", "canary-dead-7e5b"}
+var canaries = []string{"canary-env-6c1f", "canary-header-9d2e", "canary-urlpass-4b7a", "canary-expanded-1a3c", "canary-dead-7e5b", "canary-oauth-5e2a"}
 
-// TestCanarySecretsNeverLeak covers SPEC S7/S8: secrets placed in env,
+// TestCanarySecretsNeverLeak: secrets placed in env,
 // headers and URLs appear in no log line, error, `weft mcp list`/`get`
 // output or state file.
 func TestCanarySecretsNeverLeak(t *testing.T) {
@@ -24,6 +24,7 @@ func TestCanarySecretsNeverLeak(t *testing.T) {
 	withPass := strings.Replace(up, "http://", "http://user:canary-urlpass-4b7a@", 1)
 	e := newEnv(t)
 	t.Setenv("CANARY_SRC", "canary-expanded-1a3c")
+	t.Setenv("CANARY_OAUTH_SECRET", "canary-oauth-5e2a")
 	toml := `[tools.mcp_servers.local]
 target = "` + testutil.FakeServerBinary(t) + `"
 env = { SECRET_TOKEN = "canary-env-6c1f", FROM_ENV = "${CANARY_SRC}" }
@@ -38,6 +39,12 @@ env = { SECRET_TOKEN = "canary-env-6c1f" }
 [tools.mcp_servers.remote]
 target = "` + withPass + `"
 headers = { Authorization = "Bearer canary-header-9d2e", X-Key = "${CANARY_SRC}" }
+
+# An OAuth client secret, named by client_secret_env (OAuth tokens are
+# checked the same way by TestOAuthUpstreamLifecycle).
+[tools.mcp_servers.oauthed]
+target = "` + up + `"
+oauth = { client_id = "weft", client_secret_env = "CANARY_OAUTH_SECRET" }
 
 [tools.mcp_servers.dead]
 target = "http://user:canary-dead-7e5b@127.0.0.1:1/mcp"
@@ -67,7 +74,7 @@ headers = { X-Dead = "canary-dead-7e5b" }
 	if !strings.Contains(log, "SECRET_TOKEN=***") {
 		t.Errorf("the noisy child's environment dump was not logged redacted:\n%s", log)
 	}
-	// SPEC S11: the child got its own env, the safe set and the delegation
+	// The child got its own env, the safe set and the delegation
 	// depth, but neither weft's whole environment nor another server's env.
 	for _, want := range []string{`line="HOME=`, `line="PATH=`, `line="WEFT_DELEGATION_DEPTH=1"`} {
 		if !strings.Contains(log, want) {
