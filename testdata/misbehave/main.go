@@ -122,7 +122,11 @@ func ignoreSIGTERM(o options) error {
 
 // forkGrandchild starts this program in sleep mode, sharing our stdout and
 // stderr (as npx wrappers do) and staying in our process group.
-func forkGrandchild() error {
+func forkGrandchild() error { return startGrandchild(nil) }
+
+// startGrandchild starts this program in sleep mode sharing our stdout and
+// stderr; prepare, if set, adjusts the command first.
+func startGrandchild(prepare func(*exec.Cmd)) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -130,6 +134,9 @@ func forkGrandchild() error {
 	args := append([]string{"--mode", "sleep"}, markerArgs()...)
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if prepare != nil {
+		prepare(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start grandchild: %w", err)
 	}
