@@ -11,10 +11,12 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/daemon"
+	"github.com/weft-dev/weft/internal/logsink"
 	"github.com/weft-dev/weft/internal/policy"
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -30,6 +32,8 @@ type app struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	logger     *slog.Logger
+	// logSink queues the log for stderr (nil until logging is set up).
+	logSink *logsink.Sink
 	// secrets masks configured secret values in logs and errors; it has
 	// its own lock, since a running daemon updates it on each change.
 	secrets policy.Secrets
@@ -52,8 +56,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(a.stderr, "weft: "+a.secrets.Redact(oneLine(err)))
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(a.errOut(), "weft: "+a.secrets.Redact(oneLine(err)))
+	}
+	a.closeLog()
+	if err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -109,10 +117,34 @@ func (a *app) setupLogging() error {
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
-	a.logger = slog.New(a.secrets.Handler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})))
+	// The log never waits on stderr: a client may pipe it and never read it.
+	a.logSink = logsink.New(a.stderr, 0)
+	a.logger = slog.New(a.secrets.Handler(slog.NewTextHandler(a.logSink, &slog.HandlerOptions{Level: level})))
 	slog.SetDefault(a.logger)
 	upstream.Version = Version
 	return nil
+}
+
+// errOut is where the final error line goes: behind the log, so it is not
+// written ahead of records still queued, and never blocks weft's exit.
+func (a *app) errOut() io.Writer {
+	if a.logSink != nil {
+		return a.logSink
+	}
+	return a.stderr
+}
+
+// closeLogTimeout bounds the flush of the log at exit.
+const closeLogTimeout = time.Second
+
+// closeLog writes what is left of the log, for at most closeLogTimeout.
+func (a *app) closeLog() {
+	if a.logSink == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeLogTimeout)
+	defer cancel()
+	a.logSink.Close(ctx)
 }
 
 // loadConfig reads the configuration the flags point to. It changes
