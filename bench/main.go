@@ -1,5 +1,7 @@
+//go:build linux
+
 // Command bench measures weft against the direct path and at scale (issue
-// 8): call overhead over stdio and Streamable HTTP, fan-in of many upstreams,
+// 8) on Linux (it reads /proc): call overhead over stdio and Streamable HTTP, fan-in of many upstreams,
 // and calls under config churn. It builds weft and a go-sdk upstream once,
 // starts everything it needs on loopback, stops all of it, and prints a
 // table (or JSON with --json).

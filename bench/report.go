@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -42,10 +44,15 @@ type goal struct {
 	Met      bool   `json:"met"`
 }
 
-// goals checks every measured figure against issue 8's goals.
+// goals checks every measured figure against the goals: issue 18's for
+// `weft serve` against direct-http, issue 8's for the rest.
 func goals(r *result) []goal {
 	var out []goal
 	for _, o := range r.Overhead {
+		if o.Transport != "stdio" {
+			out = append(out, serveGoals(o)...)
+			continue
+		}
 		switch o.Concurrency {
 		case 64:
 			out = append(out, goal{o.Transport + " throughput c=64", "≥ 0.80× direct", fmt.Sprintf("%.2f×", o.Ratio), o.Ratio >= 0.8})
@@ -98,6 +105,7 @@ func printReport(w io.Writer, r *result) {
 				o.Direct.P50MS, o.Weft.P50MS, o.Direct.P99MS, o.Weft.P99MS, o.Direct.CallsPerSec, o.Weft.CallsPerSec, o.Ratio, o.AddedP50MS)
 		}
 	}
+	printCosts(tw, r.Overhead)
 	if len(r.Fanin) > 0 {
 		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tweft CPU ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\t")
 		for _, f := range r.Fanin {
@@ -137,6 +145,20 @@ func printReport(w io.Writer, r *result) {
 	}
 	_ = tw.Flush()
 	printGoals(w, r)
+}
+
+// printCosts prints CPU per call by process and memory after the load, for
+// every overhead row.
+func printCosts(tw io.Writer, rows []overheadRow) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(tw, "\n1b. cost per call (CPU µs)\ttransport\tconc\tdirect client\tdirect upstream\tweft client\tweft gateway\tweft upstream\tgateway RSS MB\tgateway peak MB\tupstream RSS MB\t")
+	for _, o := range rows {
+		d, wc := o.DirectCost, o.WeftCost
+		fmt.Fprintf(tw, "\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t\n", o.Transport, o.Concurrency,
+			d.ClientUS, d.UpstreamUS, wc.ClientUS, wc.GatewayUS, wc.UpstreamUS, wc.GatewayRSSMB, wc.GatewayPeakMB, wc.UpstreamRSSMB)
+	}
 }
 
 func printGoals(w io.Writer, r *result) {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -58,18 +60,25 @@ func benchClient() *mcp.Client {
 // connectStdio launches bin as a stdio MCP server and connects to it; the
 // child's stderr goes to the workspace log called name.
 func (w *workspace) connectStdio(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, error) {
+	cs, _, err := w.connectStdioPID(ctx, name, bin, args...)
+	return cs, err
+}
+
+// connectStdioPID is connectStdio that also returns the child's pid, whose
+// CPU and memory the overhead scenario reads.
+func (w *workspace) connectStdioPID(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, int, error) {
 	cmd := w.command(bin, args...)
 	logf, err := w.logFile(name)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	cmd.Stderr = logf // the child holds its own copy once started
 	defer logf.Close()
 	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s over stdio: %w (see %s.log in the bench directory)", name, err, name)
+		return nil, 0, fmt.Errorf("connect to %s over stdio: %w (see %s.log in the bench directory)", name, err, name)
 	}
-	return cs, nil
+	return cs, cmd.Process.Pid, nil
 }
 
 // httpTransport keeps enough idle connections for the highest concurrency,

@@ -28,6 +28,7 @@ type runFlags struct {
 	maxPerTool    int
 	toolLimits    []string // --tool-limit name=N
 	rerunInflight bool
+	json          bool // print every variable as JSON at the end
 }
 
 func (r *runFlags) limits() (plan.Limits, error) {
@@ -77,6 +78,7 @@ func addLimitFlags(cmd *cobra.Command, rf *runFlags) {
 	cmd.Flags().IntVar(&rf.maxCalls, "max-calls", 0, "stop after this many tool calls in all (0: no limit)")
 	cmd.Flags().IntVar(&rf.maxPerTool, "max-calls-per-tool", 0, "stop after this many calls of any one tool (0: no limit)")
 	cmd.Flags().StringArrayVar(&rf.toolLimits, "tool-limit", nil, "limit one tool's calls: name=N (repeatable; overrides --max-calls-per-tool)")
+	cmd.Flags().BoolVar(&rf.json, "json", false, "end with every variable (inputs and step results) as one JSON object")
 }
 
 func (a *app) planResumeCommand(f *planFlags) *cobra.Command {
@@ -243,6 +245,7 @@ func (a *app) execute(ctx context.Context, s *plan.Store, p *plan.Plan, rf runFl
 		})
 		if final != nil {
 			pr.summary(p, final)
+			a.printResults(p, final, rf.json)
 		}
 		return err
 	})

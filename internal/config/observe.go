@@ -32,12 +32,6 @@ type Metrics struct {
 	MaxToolLabels int `toml:"max_tool_labels"`
 }
 
-// auditKeys and metricsKeys list the tables' keys, for unknown-key messages.
-const (
-	auditKeys   = "file, log_arguments, max_size_mb, max_files"
-	metricsKeys = "enabled, max_tool_labels"
-)
-
 // applyObserve copies [audit], [metrics] and [gateway] ready_requires onto
 // cfg, with defaults for what the file leaves out.
 func applyObserve(cfg *Config, fc *fileConfig, path string) error {

@@ -63,6 +63,9 @@ type Config struct {
 type Gateway struct {
 	Listen    string `toml:"listen"`    // host:port for `weft serve`
 	Separator string `toml:"separator"` // between namespace and item name
+	// ReadMCPJSON, when false, stops weft merging the .mcp.json files beside
+	// weft.toml, in the working directory and in ~/.weft (nil means true).
+	ReadMCPJSON *bool `toml:"read_mcp_json"`
 	// Auth makes the HTTP face accept OAuth access tokens ([gateway.auth]).
 	Auth *GatewayAuth `toml:"auth,omitempty"`
 	// ReadyRequires names servers that must be active before /readyz

@@ -68,14 +68,18 @@ type Status struct {
 	Listed  []string           `json:"listed_tools"`
 	Hidden  []string           `json:"search_only_tools"`
 	Clashes []string           `json:"clashes,omitempty"`
+	// Exposed counts each server's tools in the catalog: what allowed_tools,
+	// denied_tools and pinning leave of its ServerStatus.Tools.
+	Exposed map[string]int `json:"exposed_tools"`
 }
 
 // StatusOf is the status of h's servers and catalog, as the admin endpoint
 // answers it and `weft mcp list` prints it.
 func StatusOf(h *hub.Hub) Status {
 	cat := h.Catalog()
-	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
+	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}, Exposed: map[string]int{}}
 	for _, t := range cat.Tools {
+		st.Exposed[t.Server]++
 		if t.Listed {
 			st.Listed = append(st.Listed, t.Name)
 		} else {

@@ -81,7 +81,20 @@ func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
 	if g == nil {
 		return
 	}
-	go conn.Close(context.Background())
+	// Tracked, so Close waits for the child's end (after Close began,
+	// Remove's own close of the server covers it).
+	h.mu.Lock()
+	tracked := !h.closed
+	if tracked {
+		h.bg.Add(1)
+	}
+	h.mu.Unlock()
+	go func() {
+		if tracked {
+			defer h.bg.Done()
+		}
+		conn.Close(context.Background())
+	}()
 	h.serverChanged(s, false)
 	h.rebuild()
 	h.startReconnect(s)
@@ -120,6 +133,7 @@ func (h *Hub) reconnectLoop(s *server) {
 			return // connected meanwhile (a config swap) or draining
 		}
 		if err := h.connect(s.life, s, s.config()); err == nil {
+			s.reconnected()
 			h.rebuild()
 			return
 		} else if needsLogin(err) {
@@ -160,7 +174,7 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 		return ServerStatus{}, serverError(cfg.Name, ErrDraining)
 	}
 	s.cfg = next
-	s.breaker, s.sem = guards(next, h.opts.Breaker, h.opts.Now)
+	s.breaker, s.tools, s.sem = guards(next, h.opts.Breaker, h.opts.Now)
 	s.mu.Unlock()
 	if err != nil {
 		h.failSwap(s, err)

@@ -26,7 +26,7 @@ func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, arg
 	if obs != nil {
 		obs.Server = t.Server
 	}
-	err = h.do(ctx, t.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+	err = h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
 		sent := time.Now()
 		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
 		if obs != nil {

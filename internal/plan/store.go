@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/weft-dev/weft/internal/filelock"
 )
 
 // ErrNotFound reports a plan id the store does not hold.
@@ -119,7 +121,7 @@ func (s *Store) Delete(id string) error {
 	if err := os.Remove(s.planPath(id)); err != nil {
 		return fmt.Errorf("delete plan %s: %w", id, err)
 	}
-	for _, p := range []string{s.checkpointPath(id), filepath.Join(s.Dir, id+".lock"), s.resultsDir(id)} {
+	for _, p := range []string{s.checkpointPath(id), filelock.PathFor(s.lockTarget(id)), s.resultsDir(id)} {
 		if err := os.RemoveAll(p); err != nil {
 			return fmt.Errorf("delete the run state of plan %s: %w", id, err)
 		}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -44,8 +46,8 @@ func everythingStartTime(t *testing.T) time.Duration {
 	return time.Since(start)
 }
 
-// awaitListed lists tools after each list_changed until want appears.
-func awaitListed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, want string) {
+// awaitToolListed lists tools after each list_changed until want appears.
+func awaitToolListed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, want string) {
 	t.Helper()
 	for !has(toolNames(t, cs), want) {
 		select {
@@ -73,7 +75,7 @@ func checkStartedEarly(t *testing.T, cs *mcp.ClientSession, changed chan struct{
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	awaitListed(t, ctx, cs, changed, "everything__echo")
+	awaitToolListed(t, ctx, cs, changed, "everything__echo")
 	if took := time.Since(began); took > budget {
 		t.Errorf("everything's tools appeared %v after weft started; want within %v (its own start time + 1 s)", took, budget)
 	}
