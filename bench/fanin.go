@@ -22,6 +22,7 @@ type faninRow struct {
 	ActiveMS        float64 `json:"start_to_all_active_ms"`
 	SlowestSingleMS float64 `json:"slowest_single_start_ms"`
 	ActiveRatio     float64 `json:"active_ratio"` // ActiveMS ÷ SlowestSingleMS
+	StartCPUMS      float64 `json:"weft_cpu_to_all_listed_ms"`
 	RSSMB           float64 `json:"rss_mb"`
 	PeakRSSMB       float64 `json:"peak_rss_mb"`
 	ListP50MS       float64 `json:"tools_list_p50_ms"`
@@ -120,8 +121,8 @@ func stopAll(procs []*proc) {
 	wg.Wait()
 }
 
-// measureFanin starts weft with entries, times start → all active through
-// the admin status, then measures tools/list and weft's memory.
+// measureFanin starts weft with entries, times start → all active and
+// listed through the admin status, then measures tools/list and weft's memory.
 func measureFanin(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow, o options) error {
 	cfg := w.path(name + ".toml")
 	if err := writeConfig(cfg, entries); err != nil {
@@ -133,10 +134,15 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 		return err
 	}
 	defer p.stop()
-	if err := waitActive(ctx, adminBase(url), len(entries)); err != nil {
+	// Upstreams connect after weft listens: the start ends when every tool
+	// is listed, not merely when every server is active.
+	if err := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach); err != nil {
 		return err
 	}
 	row.ActiveMS = ms(time.Since(t0))
+	if row.StartCPUMS, err = cpuMS(p.pid()); err != nil {
+		return err
+	}
 	if row.SlowestSingleMS > 0 {
 		row.ActiveRatio = row.ActiveMS / row.SlowestSingleMS
 	}

@@ -84,3 +84,6 @@ func (o options) progress(format string, args ...any) {
 		fmt.Fprintf(o.log, "bench: "+format+"\n", args...)
 	}
 }
+
+// startupRepeats is how often each face's start is timed per upstream count.
+func (o options) startupRepeats() int { return pick(o, 1, 5) }

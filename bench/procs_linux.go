@@ -129,3 +129,21 @@ func rss(pid int) (cur, peak float64, err error) {
 	}
 	return cur, peak, nil
 }
+
+// cpuMS reads the CPU time (user + system) a process has used so far, in
+// milliseconds: unlike wall time, it barely moves with the machine's load.
+func cpuMS(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read the CPU time of pid %d: %w", pid, err)
+	}
+	// Fields after the command name, which may hold spaces, closed by ')'.
+	rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("read the CPU time of pid %d: short stat", pid)
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) * 1000 / 100, nil // clock ticks at USER_HZ = 100
+}

@@ -69,6 +69,10 @@ func goals(r *result) []goal {
 			out = append(out, goal{fmt.Sprintf("tools/list of %d tools", f.ToolsListed), "≤ 50 ms", fmt.Sprintf("%.1f ms", f.ListP50MS), f.ListP50MS <= 50})
 		}
 	}
+	for _, s := range r.Startup {
+		out = append(out, goal{fmt.Sprintf("serve listens, %d upstreams (%d hung)", s.Upstreams, s.Hung), "≤ 100 ms", fmt.Sprintf("%.1f ms", s.ListenMS), s.ListenMS <= 100})
+		out = append(out, goal{fmt.Sprintf("mcp-server initialize, %d upstreams (%d hung)", s.Upstreams, s.Hung), "≤ 100 ms", fmt.Sprintf("%.1f ms", s.InitializeMS), s.InitializeMS <= 100})
+	}
 	for _, c := range r.Churn[min(1, len(r.Churn)):] {
 		out = append(out, goal{c.Label + " failed calls", "0", fmt.Sprint(c.Calls.Failed), c.Calls.Failed == 0})
 	}
@@ -103,10 +107,10 @@ func printReport(w io.Writer, r *result) {
 	}
 	printCosts(tw, r.Overhead)
 	if len(r.Fanin) > 0 {
-		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\t")
+		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tweft CPU ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\t")
 		for _, f := range r.Fanin {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.1f\t%.1f×\t%.1f\t%.1f\t%.1f\t%.1f\t\n", f.Label, f.Upstreams, f.ToolsListed,
-				f.ActiveMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.1f×\t%.1f\t%.1f\t%.1f\t%.1f\t\n", f.Label, f.Upstreams, f.ToolsListed,
+				f.ActiveMS, f.StartCPUMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS)
 		}
 	}
 	if len(r.Churn) > 0 {
@@ -122,6 +126,12 @@ func printReport(w io.Writer, r *result) {
 	if rl := r.Reload; rl != nil {
 		fmt.Fprintln(tw, "\n5. reload (weft serve)\trounds\treload p50 ms\treload max ms\tserver's own start p50 ms\tweft's share p50 ms\tof which debounce ms\t")
 		fmt.Fprintf(tw, "add one stdio server\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t\n", rl.Rounds, rl.ReloadP50MS, rl.ReloadMaxMS, rl.ConnectP50MS, rl.WeftP50MS, rl.DebounceMS)
+	}
+	if len(r.Startup) > 0 {
+		fmt.Fprintln(tw, "\n6. startup\tupstreams\thung\tserve listens p50 ms\tmcp-server initialize p50 ms\t")
+		for _, s := range r.Startup {
+			fmt.Fprintf(tw, "\t%d\t%d\t%.1f\t%.1f\t\n", s.Upstreams, s.Hung, s.ListenMS, s.InitializeMS)
+		}
 	}
 	if r.Plans != "" {
 		fmt.Fprintf(tw, "\n4. plans\t%s\t\n", r.Plans)

@@ -146,23 +146,30 @@ func active(st gateway.Status) int {
 	return n
 }
 
-// waitActive polls the admin status until want servers are active.
-func waitActive(ctx context.Context, base string, want int) error {
+// waitListed polls the admin status until servers are active and the
+// catalog lists at least tools upstream tools.
+func waitListed(ctx context.Context, base string, servers, tools int) error {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		st, err := status(ctx, base)
-		if err == nil && active(st) >= want {
+		if err == nil && active(st) >= servers && len(st.Listed) >= tools {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for %d active servers (last: %d, err %v): %w", want, active(st), err, ctx.Err())
+			return fmt.Errorf("waiting for %d active servers and %d listed tools (last: %d, %d, err %v): %w",
+				servers, tools, active(st), len(st.Listed), err, ctx.Err())
 		case <-tick.C:
 		}
 	}
+}
+
+// waitActive polls the admin status until want servers are active.
+func waitActive(ctx context.Context, base string, want int) error {
+	return waitListed(ctx, base, want, 0)
 }
 
 // listTools lists every tool, following pagination, and says how many.

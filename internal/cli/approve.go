@@ -12,7 +12,7 @@ import (
 func (a *app) mcpApproveCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "approve [SERVER[/TOOL]]",
-		Short: "Accept changed tool definitions (withheld since they changed); without a name, list them",
+		Short: "Accept changed tool definitions, or a server taking over a tool name, withheld until approved; without a name, list them",
 		Example: "  weft mcp approve            # list tools withheld because their definition changed\n" +
 			"  weft mcp approve github     # accept every changed tool of server github\n" +
 			"  weft mcp approve github/create_issue",
@@ -32,6 +32,10 @@ func (a *app) mcpApproveCommand() *cobra.Command {
 				return err
 			}
 			for _, c := range done {
+				if c.TakesOverFrom != "" {
+					fmt.Fprintf(a.stdout, "Approved %s serving %s (instead of %s)\n", c.Server, c.Tool, c.TakesOverFrom)
+					continue
+				}
 				fmt.Fprintf(a.stdout, "Approved the new definition of %s/%s\n", c.Server, c.Tool)
 			}
 			return nil
@@ -49,8 +53,12 @@ func (a *app) printPending(changes []policy.Change) error {
 		fmt.Fprintln(a.stdout, "No changed tool definitions wait for approval.")
 		return nil
 	}
-	fmt.Fprintln(a.stdout, "Tools whose definition changed since first seen (withheld until approved):")
+	fmt.Fprintln(a.stdout, "Tools withheld until approved (definition changed since first seen, or name exposed by another server):")
 	for _, c := range changes {
+		if c.TakesOverFrom != "" {
+			fmt.Fprintf(a.stdout, "  %s/%s (the name is exposed by %s)\n", c.Server, c.Tool, c.TakesOverFrom)
+			continue
+		}
 		fmt.Fprintf(a.stdout, "  %s/%s\n", c.Server, c.Tool)
 	}
 	return nil

@@ -55,7 +55,7 @@ func (a *app) delegateTask(ctx context.Context, req delegate.Request, jsonOut bo
 // runs no daemon until the chain falls back to weft's own agent, which then
 // starts one for the task.
 func (a *app) delegateAgent(ctx context.Context, task string, emit func(delegate.Event)) (string, error) {
-	d, err := a.startDaemon(ctx)
+	d, err := a.startSettled(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -86,6 +86,10 @@ func (a *app) printListing(l listing) {
 		fmt.Fprintln(a.stdout, "clash: "+c)
 	}
 	for _, c := range l.Withheld {
+		if c.TakesOverFrom != "" {
+			fmt.Fprintf(a.stdout, "withheld: %s/%s would take the name over from %s; if it should, `weft mcp approve %s/%s`\n", c.Server, c.Tool, c.TakesOverFrom, c.Server, c.Tool)
+			continue
+		}
 		fmt.Fprintf(a.stdout, "withheld: %s/%s changed its definition since first seen; review it, then `weft mcp approve %s`\n", c.Server, c.Tool, c.Server)
 	}
 	printNeedsLogin(a.stdout, l.Servers)

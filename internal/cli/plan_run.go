@@ -207,7 +207,7 @@ func (a *app) validateLive(ctx context.Context, p *plan.Plan) error {
 
 // withTools starts the hub as `weft serve` does and hands fn the catalog.
 func (a *app) withTools(ctx context.Context, fn func(toolset.Caller) error) error {
-	d, err := a.startDaemon(ctx)
+	d, err := a.startSettled(ctx)
 	if err != nil {
 		return err
 	}

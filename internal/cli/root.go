@@ -179,6 +179,18 @@ func (a *app) startDaemon(ctx context.Context) (*daemon.Daemon, error) {
 	return d, nil
 }
 
+// startSettled is startDaemon for one-shot commands (run, chat, plan,
+// delegate): it waits for every server's first connection, so that they
+// begin with the whole catalog.
+func (a *app) startSettled(ctx context.Context) (*daemon.Daemon, error) {
+	d, err := a.startDaemon(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.Settle(ctx)
+	return d, nil
+}
+
 // stopDaemon drains the daemon's servers for at most shutdownGrace.
 func stopDaemon(d *daemon.Daemon) {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)

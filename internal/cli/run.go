@@ -38,7 +38,7 @@ func (s *agentSession) close() { stopDaemon(s.d) }
 // mid-run shows up in the next iteration) and builds the agent over its
 // hub. onStep sees each step as it ends.
 func (a *app) startAgent(ctx context.Context, f agentFlags, onStep func(agent.Step)) (*agentSession, error) {
-	d, err := a.startDaemon(ctx)
+	d, err := a.startSettled(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,9 @@ func (a *app) serve(ctx context.Context, listen string) error {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)
 	}
 	defer unannounce()
-	a.announce(d, addr)
+	announceCtx, stopAnnounce := context.WithCancel(ctx)
+	waitAnnounce := a.announce(announceCtx, d, addr)
+	defer func() { stopAnnounce(); waitAnnounce() }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -76,16 +78,30 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	return nil
 }
 
-// announce tells the user what weft serves and what to do next; the
-// "listening on" line comes last, so whoever waits for it has seen the rest.
-func (a *app) announce(d *daemon.Daemon, addr string) {
-	defer fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
-	servers := d.Hub().List()
-	if len(servers) == 0 {
+// announce tells the user where weft listens, at once, and what it serves
+// once every upstream's first connection attempt is over (in the
+// background: a hung upstream delays only that line).
+func (a *app) announce(ctx context.Context, d *daemon.Daemon, addr string) (wait func()) {
+	fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
+	if len(d.Hub().Names()) == 0 {
 		fmt.Fprintf(a.stderr, "No MCP servers configured yet (config: %s). Add one, and this weft picks it up:\n", d.Path())
 		fmt.Fprintln(a.stderr, "  weft mcp add everything npx -- -y @modelcontextprotocol/server-everything")
-		return
+		return func() {}
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Settle(ctx)
+		if ctx.Err() == nil {
+			a.announceServers(d)
+		}
+	}()
+	return func() { <-done }
+}
+
+// announceServers prints how many upstreams are active and the tool count.
+func (a *app) announceServers(d *daemon.Daemon) {
+	servers := d.Hub().List()
 	active := 0
 	for _, s := range servers {
 		if s.Status == hub.StatusActive {

@@ -74,6 +74,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, logger: opts.Logger, path: cfg.Path, pins: pins}
 	hopts := HubOptions(cfg, opts.Logger)
 	hopts.ToolFilter = pins.Filter
+	hopts.Approvals = pins
 	if cfg.Security.BlockPrivateURLs {
 		hopts.Upstream.DialControl = policy.RefusePrivateDial
 	}
@@ -89,6 +90,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	hopts.Observer = d.obs.observer()
 	d.hub = hub.New(hopts)
 	src.Hub = d.hub
+	pins.OnChange = d.hub.Refresh // another weft's approval merged in
 	d.del = &delegator{d: d, cfg: cfg}
 	health, routes := d.obs.gatewayOptions(cfg)
 	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}))
@@ -104,14 +106,13 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	return d, nil
 }
 
-// Start connects every enabled server in parallel (a server that fails is
-// listed with its error and retried; weft serves the others) and, unless
-// Options.NoWatch, starts watching the config file for outside edits.
+// Start begins connecting every enabled server in the background and
+// returns at once, so that the faces answer while upstreams come up (a
+// server that fails is listed with its error and retried; weft serves the
+// others); Settle waits for the first attempts. Unless Options.NoWatch, it
+// starts watching the config file for outside edits.
 func (d *Daemon) Start(ctx context.Context) error {
-	res := d.hub.Apply(ctx, d.Config().Servers)
-	for name, err := range res.Failed {
-		d.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
-	}
+	d.hub.Start(d.Config().Servers)
 	d.obs.applied.Store(true)
 	if d.opts.NoWatch {
 		return nil
@@ -123,6 +124,17 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.stopWatch = d.startWatcher(context.WithoutCancel(ctx))
 	return nil
+}
+
+// Settle waits until every server's first connection attempt is over (or
+// ctx ends) and the tool pins it recorded are saved: one-shot commands see
+// the whole catalog, and whoever waits for serve's summary line finds the
+// pins file written.
+func (d *Daemon) Settle(ctx context.Context) {
+	for name, err := range d.hub.Settle(ctx) {
+		d.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
+	}
+	d.pins.Flush()
 }
 
 // Close stops the watcher and drains every server, each for at most ctx's
@@ -137,6 +149,7 @@ func (d *Daemon) Close(ctx context.Context) {
 	}
 	d.hub.Close(ctx)
 	d.obs.close()
+	d.pins.Flush()
 }
 
 // CloseEventStreams ends the dashboard's event streams, which never end

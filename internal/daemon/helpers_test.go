@@ -36,6 +36,7 @@ func newDaemon(t *testing.T, path string, opts ...func(*daemon.Options)) *daemon
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close(context.Background()) })
+	d.Settle(ctx)
 	return d
 }
 

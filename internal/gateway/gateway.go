@@ -126,7 +126,7 @@ func (g *Gateway) sync(cat *hub.Catalog) {
 	keep := map[string]bool{}
 	for _, t := range cat.ListedTools() {
 		keep[t.Name] = true
-		if g.changed(g.tools, t.Name, t.Def) {
+		if g.changedDigest(g.tools, t.Name, t.Digest) {
 			g.safely("tool "+t.Name, func() { g.server.AddTool(t.Def, g.forwardTool) })
 		}
 	}
@@ -167,7 +167,13 @@ func (g *Gateway) changed(seen map[string][32]byte, key string, def any) bool {
 	if err != nil {
 		return false
 	}
-	sum := sha256.Sum256(b)
+	return g.changedDigest(seen, key, sha256.Sum256(b))
+}
+
+// changedDigest records a tool's digest (computed once, when its upstream
+// listed it) under key and reports whether it differs from what is
+// registered: no tool is marshalled or hashed again here.
+func (g *Gateway) changedDigest(seen map[string][32]byte, key string, sum [32]byte) bool {
 	if prev, ok := seen[key]; ok && prev == sum {
 		return false
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,6 +24,16 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 		}
 		if _, listed := g.hub.Catalog().Tool(call.Params.Name); listed {
 			return next(ctx, method, req)
+		}
+		// A server still on its first connection is waited for; the face
+		// may not have registered the tool yet, so the call goes straight
+		// to the hub.
+		_, err := g.hub.AwaitTool(ctx, call.Params.Name)
+		if err == nil {
+			return g.forwardTool(ctx, call)
+		}
+		if errors.Is(err, hub.ErrConnecting) {
+			return toolError(err)
 		}
 		if err := g.hub.Unavailable(call.Params.Name); err != nil {
 			again, err := g.loginThroughClient(ctx, call.Session, call.Params.Name, err)

@@ -90,7 +90,7 @@ func TestErrorToWireTable(t *testing.T) {
 			`^error {"code":-32602,"message":"unknown tool \\"dead__echo\\": dead: server disconnected \(connect dead: .*\)"}$`},
 		{"draining", drainErr, `^result isError=true weft: drain: server draining$`},
 		{"disconnected", disconnectedErr, `^result isError=true weft: dead: server disconnected \(connect dead: [^)]*\)$`},
-		{"still connecting", connectingErr, `^result isError=true weft: late: server still connecting; retry in a moment$`},
+		{"still connecting", connectingErr, `^result isError=true weft: late: still connecting \(its first connection is under way; ` + "`weft mcp list`" + ` shows its status\)$`},
 		{"timeout", timeoutErr,
 			`^result isError=true weft: slow: no answer within the server's timeout_ms \(1s\); raise it if the tool is slow$`},
 		{"breaker open", breakerErr,

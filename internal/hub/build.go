@@ -1,8 +1,12 @@
 package hub
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/naming"
 	"github.com/weft-dev/weft/internal/upstream"
 	"github.com/yosida95/uritemplate/v3"
@@ -17,32 +21,36 @@ type source struct {
 	inv       upstream.Inventory
 }
 
-// buildCatalog merges the sources, in order, into a new snapshot. Earlier
-// sources win every clash; reserved names (weft's built-ins) are never
-// shadowed.
-func buildCatalog(sources []source, sep string, maxTools int, reserved map[string]bool) *Catalog {
+// buildCatalog merges the sources, in order, into a new snapshot. A tool
+// name goes to its first owner (see owners); reserved names (weft's
+// built-ins) are never shadowed; under an empty prefix a name containing
+// the separator is refused, since it could pass for another server's tool.
+// Other items: earlier sources win every clash.
+func buildCatalog(sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, roster map[string]string) *Catalog {
 	c := &Catalog{
 		tools:     map[string]*Tool{},
 		prompts:   map[string]*Prompt{},
 		resources: map[string]*Resource{},
 	}
+	winners := c.toolWinners(sources, sep, reserved, own, roster)
 	for _, s := range sources {
 		for _, t := range s.inv.Tools {
 			if !toolAllowed(t.Name, s.allowed, s.denied) {
 				continue
 			}
 			name := naming.Join(s.namespace, sep, t.Name)
-			if reason := clash(name, reserved, c.tools); reason != "" {
-				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s skipped: %s", name, s.name, reason))
+			if winners[name] != s.name || c.tools[name] != nil {
 				continue
 			}
 			def := *t
 			def.Name = name
-			tool := &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def}
+			tool := &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def, Digest: digestOf(s.inv, t)}
 			tool.Listed = maxTools <= 0 || len(c.Tools) < maxTools
 			c.Tools = append(c.Tools, tool)
 			c.tools[name] = tool
 		}
+	}
+	for _, s := range sources {
 		for _, p := range s.inv.Prompts {
 			name := naming.Join(s.namespace, sep, p.Name)
 			if _, dup := c.prompts[name]; dup {
@@ -76,12 +84,42 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 	return c
 }
 
-func clash(name string, reserved map[string]bool, seen map[string]*Tool) string {
-	if reserved[name] {
-		return "the name is a weft built-in"
+// digestOf returns the digest the upstream computed when it listed t, or
+// computes it for an inventory built some other way.
+func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {
+	if d, ok := inv.Digests[t]; ok {
+		return d.Def
 	}
-	if prev, ok := seen[name]; ok {
-		return "already exposed by " + prev.Server
+	b, _ := json.Marshal(t)
+	return sha256.Sum256(b)
+}
+
+// toolWinners decides which server exposes each tool name, recording in
+// c.Clashes every tool refused or withheld.
+func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]bool, own *owners, roster map[string]string) map[string]string {
+	cands := map[string][]candidate{}
+	for _, s := range sources {
+		for _, t := range s.inv.Tools {
+			if !toolAllowed(t.Name, s.allowed, s.denied) {
+				continue
+			}
+			name := naming.Join(s.namespace, sep, t.Name)
+			switch {
+			case s.inv.Digests[t].Refused != "":
+				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s refused: %s", name, s.name, s.inv.Digests[t].Refused))
+			case reserved[name]:
+				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s skipped: the name is a weft built-in", name, s.name))
+			case s.namespace == "" && strings.Contains(t.Name, sep):
+				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s refused: under an empty prefix a name may not contain %q (it could pass for another server's tool)", name, s.name, sep))
+			default:
+				cands[name] = append(cands[name], candidate{server: s.name, original: t.Name})
+			}
+		}
 	}
-	return ""
+	if own == nil {
+		own = &owners{}
+	}
+	winners, clashes := own.decide(cands, sep, roster)
+	c.Clashes = append(c.Clashes, clashes...)
+	return winners
 }

@@ -15,7 +15,10 @@ type Tool struct {
 	Server   string    // upstream server name
 	Original string    // the upstream's own name
 	Def      *mcp.Tool // definition with Name set to the exposed name
-	Listed   bool      // within limits.max_tools; else reachable through search
+	// Digest identifies the upstream's definition, computed when it was
+	// listed: equal digests under one name mean nothing to tell clients.
+	Digest [32]byte
+	Listed bool // within limits.max_tools; else reachable through search
 }
 
 // Prompt is an upstream prompt as weft exposes it.

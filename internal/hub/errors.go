@@ -14,7 +14,7 @@ var (
 	ErrDraining      = errors.New("server draining")
 	ErrAlreadyDrain  = errors.New("already draining")
 	ErrDisconnected  = errors.New("server disconnected")
-	ErrConnecting    = errors.New("server still connecting; retry in a moment")
+	ErrConnecting    = errors.New("still connecting")
 	ErrUnknownTool   = errors.New("unknown tool")
 	ErrUnknownPrompt = errors.New("unknown prompt")
 	ErrUnknownURI    = errors.New("unknown resource")

@@ -46,10 +46,15 @@ type Options struct {
 	Reserved []string
 	// ToolFilter, when set, returns the tools of a server (under their own
 	// names) that may be exposed, after the server's allow/deny lists; tool
-	// pinning plugs in here. It gets a server's whole list at once
-	// so that it can batch its own I/O.
-	ToolFilter func(server string, tools []*mcp.Tool) []*mcp.Tool
+	// pinning plugs in here. It gets a server's whole list at once, with
+	// each tool's pin digest (computed when the upstream listed it), and runs
+	// under the rebuild lock: it must not block on I/O.
+	ToolFilter func(server string, tools []*mcp.Tool, pins []string) []*mcp.Tool
 	Upstream   upstream.Options
+	// Approvals, when set, keeps the user's approvals of a server taking
+	// over a tool name another server exposes; without it the first owner
+	// keeps each name for the hub's lifetime.
+	Approvals NameApprovals
 	// LoginStamp, when set, changes whenever a stored OAuth login changes;
 	// the hub then reconnects servers that need a login.
 	LoginStamp func() string
@@ -84,7 +89,13 @@ type Hub struct {
 	// coming up together cost a few rebuilds, not 100.
 	rebuildWant atomic.Uint64
 	rebuiltUpTo uint64
-	stopLogins  chan struct{} // closed by Close; ends watchLogins
+	owners      owners // who first exposed each tool name; under rebuildMu
+	// notifyMu orders listener calls, which run outside rebuildMu so that a
+	// slow listener never holds up a rebuild; notified (under notifyMu) is
+	// the last catalog listeners were given.
+	notifyMu   sync.Mutex
+	notified   *Catalog
+	stopLogins chan struct{} // closed by Close; ends watchLogins
 }
 
 // New returns an empty hub.
@@ -117,7 +128,8 @@ func New(opts Options) *Hub {
 	for _, n := range opts.Reserved {
 		h.reserved[n] = true
 	}
-	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved))
+	h.owners.approvals = opts.Approvals
+	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved, &h.owners, nil))
 	h.stopLogins = make(chan struct{})
 	if opts.LoginStamp != nil {
 		h.bg.Add(1)
@@ -138,6 +150,30 @@ func (h *Hub) OnChange(f func(*Catalog)) {
 
 // rebuild recomputes the catalog from the active servers and tells listeners.
 func (h *Hub) rebuild() {
+	h.rebuildLocked()
+	h.notify()
+}
+
+// notify gives listeners the newest catalog unless they have it already;
+// catalogs superseded meanwhile are skipped, never delivered out of order.
+func (h *Hub) notify() {
+	h.notifyMu.Lock()
+	defer h.notifyMu.Unlock()
+	cat := h.catalog.Load()
+	if cat == h.notified {
+		return
+	}
+	h.notified = cat
+	h.listenMu.Lock()
+	ls := append([]func(*Catalog){}, h.listeners...)
+	h.listenMu.Unlock()
+	for _, f := range ls {
+		f(cat)
+	}
+}
+
+// rebuildLocked builds and stores a new catalog under rebuildMu.
+func (h *Hub) rebuildLocked() {
 	want := h.rebuildWant.Add(1)
 	h.rebuildMu.Lock()
 	defer h.rebuildMu.Unlock()
@@ -155,22 +191,27 @@ func (h *Hub) rebuild() {
 			})
 		}
 	}
-	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved)
+	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved, &h.owners, h.roster())
 	for _, c := range cat.Clashes {
 		h.logger.Warn("catalog clash", "detail", c)
 	}
 	h.catalog.Store(cat)
-	h.listenMu.Lock()
-	ls := append([]func(*Catalog){}, h.listeners...)
-	h.listenMu.Unlock()
-	for _, f := range ls {
-		f(cat)
-	}
 }
 
 // Refresh rebuilds the catalog, for when something the ToolFilter decides
 // on has changed (an approved tool pin).
 func (h *Hub) Refresh() { h.rebuild() }
+
+// roster maps every configured server to its namespace.
+func (h *Hub) roster() map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]string, len(h.servers))
+	for name, s := range h.servers {
+		out[name] = s.config().Namespace()
+	}
+	return out
+}
 
 // visible lists the configured servers, plus removed ones still draining
 // under a name nobody took since, by name.

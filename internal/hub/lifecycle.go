@@ -27,6 +27,7 @@ func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error)
 	h.servers[cfg.Name] = s
 	h.mu.Unlock()
 
+	defer s.markSettled()
 	err := h.connect(ctx, s, s.config())
 	if err != nil {
 		h.startReconnect(s)

@@ -19,12 +19,9 @@ func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, arg
 		meta = obs.Meta
 		defer func() { h.observeEnd(ctx, obs, res, err) }()
 	}
-	t, ok := h.Catalog().Tool(name)
-	if !ok {
-		if err := h.Unavailable(name); err != nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrUnknownTool, name, err)
-		}
-		return nil, fmt.Errorf("%w %q: not in the catalog (list tools or use weft__search_tools)", ErrUnknownTool, name)
+	t, err := h.AwaitTool(ctx, name)
+	if err != nil {
+		return nil, err
 	}
 	if obs != nil {
 		obs.Server = t.Server

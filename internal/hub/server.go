@@ -79,6 +79,10 @@ type server struct {
 	// life ends the server's background work (reconnect loop) on removal.
 	life context.Context
 	end  context.CancelFunc
+	// settled is closed once the first connection attempt is over (or the
+	// server is removed): calls that arrive earlier wait on it.
+	settled    chan struct{}
+	settleOnce sync.Once
 
 	mu          sync.Mutex
 	cfg         *config.Server
@@ -94,7 +98,7 @@ type server struct {
 // newServer returns a connecting server; defaults are the hub's breaker
 // settings, which cfg may override.
 func newServer(cfg *config.Server, defaults config.Breaker, now func() time.Time) *server {
-	s := &server{name: cfg.Name, cfg: cfg, state: StatusConnecting}
+	s := &server{name: cfg.Name, cfg: cfg, state: StatusConnecting, settled: make(chan struct{})}
 	s.breaker, s.tools, s.sem = guards(cfg, defaults, now)
 	s.life, s.end = context.WithCancel(context.Background())
 	return s
@@ -119,6 +123,9 @@ func (s *server) reconnected() {
 	s.mu.Unlock()
 	br.Reset()
 }
+
+// markSettled ends the wait of calls for the first connection attempt.
+func (s *server) markSettled() { s.settleOnce.Do(func() { close(s.settled) }) }
 
 func (s *server) config() *config.Server {
 	s.mu.Lock()
@@ -189,7 +196,7 @@ func (s *server) check() error {
 	case StatusDraining:
 		return serverError(s.name, ErrDraining)
 	case StatusConnecting:
-		return serverError(s.name, ErrConnecting)
+		return serverError(s.name, wrapReason(ErrConnecting, "its first connection is under way; `weft mcp list` shows its status"))
 	case StatusNeedsLogin:
 		return needsLoginError(s.name)
 	}
@@ -237,6 +244,7 @@ func (s *server) startDrain() ([]*generation, error) {
 	}
 	s.state = StatusDraining
 	s.end()
+	s.markSettled()
 	gens := append([]*generation{}, s.retiring...)
 	if s.gen != nil {
 		gens = append(gens, s.gen)

@@ -1,6 +1,10 @@
 package hub
 
-import "time"
+import (
+	"time"
+
+	"github.com/weft-dev/weft/internal/upstream"
+)
 
 // ServerStatus is what `weft mcp list` shows of one server.
 type ServerStatus struct {
@@ -44,7 +48,7 @@ func (s *server) status() ServerStatus {
 	}
 	if s.gen != nil {
 		inv := s.gen.conn.Inventory()
-		st.Tools, st.Resources, st.Prompts = len(inv.Tools), len(inv.Resources), len(inv.Prompts)
+		st.Tools, st.Resources, st.Prompts = served(inv), len(inv.Resources), len(inv.Prompts)
 		info := s.gen.conn.Info()
 		st.ServerName, st.ServerVersion, st.ProtocolVersion = info.Name, info.Version, info.ProtocolVersion
 	}
@@ -79,3 +83,15 @@ func (e reasonError) Error() string { return e.base.Error() + " (" + e.reason + 
 func (e reasonError) Unwrap() error { return e.base }
 
 func wrapReason(base error, reason string) error { return reasonError{base, reason} }
+
+// served counts the tools of inv that weft can serve (not refused for an
+// invalid schema).
+func served(inv upstream.Inventory) int {
+	n := 0
+	for _, t := range inv.Tools {
+		if inv.Digests[t].Refused == "" {
+			n++
+		}
+	}
+	return n
+}

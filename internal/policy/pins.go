@@ -5,8 +5,7 @@
 package policy
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,9 +15,13 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/atomicfile"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/filelock"
+	"github.com/weft-dev/weft/internal/tooldigest"
 )
 
 // PinsFileName is the pins file kept beside weft.toml.
@@ -34,23 +37,40 @@ func PinsPath(configPath string) string {
 type pinsFile struct {
 	Pins    map[string]map[string]string `json:"pins"`
 	Pending map[string]map[string]string `json:"pending,omitempty"`
+	// Claims are exposed tool names a server would take over from another
+	// (server → name → owner), withheld until approved; Owners holds the
+	// approved ones (name → server).
+	Claims map[string]map[string]string `json:"claims,omitempty"`
+	Owners map[string]string            `json:"owners,omitempty"`
 }
 
 // Pins records tool definition hashes. It is safe for concurrent use.
+// Decisions are made in memory (Filter runs under the hub's rebuild lock);
+// what they record is written to the file by a background save, under a
+// cross-process lock, merged into whatever other wefts wrote meanwhile.
 type Pins struct {
 	path   string
 	warn   bool // security.pinning = "warn"
 	logger *slog.Logger
+	// OnChange, when set, is called after a save merged in decisions of
+	// another weft that change what is exposed (the hub refreshes).
+	OnChange func()
 
 	mu     sync.Mutex
 	data   pinsFile
 	warned map[string]bool
+	seen   []func(*pinsFile) bool // recorded since the last save, to merge into the file
+	saving chan struct{}          // non-nil while a save runs; closed when it ends
+	again  bool                   // more was recorded while a save ran
 }
 
 // Change is a tool whose definition differs from its pin.
 type Change struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
+	// TakesOverFrom, when set, names the server that exposes Tool (an
+	// exposed name) today: approving hands the name to Server.
+	TakesOverFrom string `json:"takes_over_from,omitempty"`
 }
 
 // OpenPins reads the pins file at path (a missing file means nothing is
@@ -67,78 +87,155 @@ func OpenPins(path, mode string, logger *slog.Logger) (*Pins, error) {
 }
 
 func (p *Pins) load() error {
-	b, err := os.ReadFile(p.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		p.data = pinsFile{Pins: map[string]map[string]string{}}
-		return nil
-	}
+	d, err := readPins(p.path)
 	if err != nil {
-		return fmt.Errorf("read tool pins %s: %w", p.path, err)
-	}
-	var d pinsFile
-	if err := json.Unmarshal(b, &d); err != nil {
-		return fmt.Errorf("tool pins %s are not valid JSON (%v); fix or delete the file (every tool is then pinned afresh)", p.path, err)
-	}
-	if d.Pins == nil {
-		d.Pins = map[string]map[string]string{}
+		return err
 	}
 	p.data = d
 	return nil
 }
 
-// Hash is the pin of a tool definition: a SHA-256 of its name, description,
-// input schema and annotations.
-func Hash(t *mcp.Tool) string {
-	b, _ := json.Marshal(struct {
-		Name        string               `json:"name"`
-		Description string               `json:"description"`
-		InputSchema any                  `json:"inputSchema"`
-		Annotations *mcp.ToolAnnotations `json:"annotations"`
-	}{t.Name, t.Description, t.InputSchema, t.Annotations})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// readPins reads the pins file at path; a missing file pins nothing.
+func readPins(path string) (pinsFile, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return pinsFile{Pins: map[string]map[string]string{}}, nil
+	}
+	if err != nil {
+		return pinsFile{}, fmt.Errorf("read tool pins %s: %w", path, err)
+	}
+	var d pinsFile
+	if err := json.Unmarshal(b, &d); err != nil {
+		return pinsFile{}, fmt.Errorf("tool pins %s are not valid JSON (%v); fix or delete the file (every tool is then pinned afresh)", path, err)
+	}
+	if d.Pins == nil {
+		d.Pins = map[string]map[string]string{}
+	}
+	return d, nil
 }
+
+// Hash is the pin of a tool definition (see tooldigest.Pin).
+func Hash(t *mcp.Tool) string { return tooldigest.Pin(t) }
 
 // Allow reports whether server's tool may be exposed. A tool seen for the
 // first time is pinned; one whose definition changed is withheld and
-// recorded for approval (or, in warn mode, exposed with a warning).
+// recorded for approval (or, in warn mode, exposed with a warning). Unlike
+// Filter it waits until what it recorded is saved.
 func (p *Pins) Allow(server string, t *mcp.Tool) bool {
-	return len(p.Filter(server, []*mcp.Tool{t})) == 1
+	ok := len(p.Filter(server, []*mcp.Tool{t}, nil)) == 1
+	p.Flush()
+	return ok
 }
 
-// Filter returns the tools of server that Allow would expose. It reads and
-// writes the pins file at most once per call: a server with thousands of
-// tools costs one read and one write, not one of each per tool.
-func (p *Pins) Filter(server string, tools []*mcp.Tool) []*mcp.Tool {
-	hashes := make([]string, len(tools))
-	for i, t := range tools {
-		hashes[i] = Hash(t)
+// Filter returns the tools of server that Allow would expose. hashes, when
+// not nil, holds each tool's Hash, computed when the upstream listed it;
+// Filter does no disk I/O: new pins and pending changes are saved in the
+// background (see Flush).
+func (p *Pins) Filter(server string, tools []*mcp.Tool, hashes []string) []*mcp.Tool {
+	if hashes == nil {
+		hashes = make([]string, len(tools))
+		for i, t := range tools {
+			hashes[i] = Hash(t)
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	reloaded, changed := false, false
+	recorded := false
 	out := make([]*mcp.Tool, 0, len(tools))
 	for i, t := range tools {
-		if !p.settled(server, t.Name, hashes[i]) {
-			if !reloaded {
-				// Another weft sharing this file may have pinned or approved
-				// tools since: decide on the file's current state.
-				if err := p.load(); err != nil {
-					p.logger.Warn("cannot re-read tool pins; using those in memory", "err", err)
-				}
-				reloaded = true
-			}
-			changed = p.record(server, t.Name, hashes[i]) || changed
+		if !p.settled(server, t.Name, hashes[i]) && p.record(&p.data, server, t.Name, hashes[i]) {
+			tool, h := t.Name, hashes[i]
+			p.seen = append(p.seen, func(d *pinsFile) bool { return p.record(d, server, tool, h) })
+			recorded = true
 		}
 		if p.exposed(server, t.Name, hashes[i]) {
 			out = append(out, t)
 		}
 	}
-	if changed {
-		p.save()
+	if recorded {
+		p.saveInBackgroundLocked()
 	}
 	return out
 }
+
+// saveInBackgroundLocked starts a save unless one runs, in which case that
+// one saves again when it ends; callers hold p.mu.
+func (p *Pins) saveInBackgroundLocked() {
+	if p.saving != nil {
+		p.again = true
+		return
+	}
+	done := make(chan struct{})
+	p.saving = done
+	go func() {
+		defer close(done)
+		for {
+			p.mergeAndSave()
+			p.mu.Lock()
+			if !p.again {
+				p.saving = nil
+				p.mu.Unlock()
+				return
+			}
+			p.again = false
+			p.mu.Unlock()
+		}
+	}()
+}
+
+// Flush waits until what Filter recorded is saved.
+func (p *Pins) Flush() {
+	p.mu.Lock()
+	done := p.saving
+	p.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// mergeAndSave re-reads the file under its cross-process lock, applies what
+// this weft recorded since the last save, writes the result and adopts it.
+func (p *Pins) mergeAndSave() {
+	ctx, cancel := context.WithTimeout(context.Background(), pinsLockTimeout)
+	defer cancel()
+	unlock, err := filelock.Lock(ctx, p.path)
+	if err != nil {
+		p.logger.Warn("cannot lock tool pins; they hold for this run only", "path", p.path, "err", err)
+		return
+	}
+	defer unlock()
+	fresh, err := readPins(p.path)
+	if err != nil {
+		p.logger.Warn("cannot re-read tool pins; saving those in memory", "err", err)
+	}
+	p.mu.Lock()
+	seen := p.seen
+	p.seen = nil
+	if err == nil {
+		for _, apply := range seen {
+			apply(&fresh)
+		}
+	} else {
+		fresh = p.data
+	}
+	differs := !equalPins(fresh, p.data)
+	p.data = fresh
+	// Encoded under the lock: Filter changes these maps once it is released.
+	b, err := json.MarshalIndent(fresh, "", "  ")
+	p.mu.Unlock()
+	if err == nil {
+		err = p.writeBytes(b)
+	}
+	if err != nil {
+		p.logger.Warn("cannot save tool pins", "path", p.path, "err", err)
+	}
+	if differs && p.OnChange != nil {
+		p.OnChange()
+	}
+}
+
+// pinsLockTimeout bounds the wait for another weft's edit of the pins file.
+const pinsLockTimeout = 10 * time.Second
 
 // exposed decides on a recorded definition, warning once per change.
 func (p *Pins) exposed(server, tool, h string) bool {
@@ -165,22 +262,22 @@ func (p *Pins) settled(server, tool, h string) bool {
 	return ok && ((pinned == h && pending == "") || (pinned != h && pending == h))
 }
 
-// record pins a new tool, clears a pending change that was reverted, or
-// records a new pending change; it reports whether anything changed.
-func (p *Pins) record(server, tool, h string) bool {
-	pinned, ok := p.data.Pins[server][tool]
+// record pins a new tool in d, clears a pending change that was reverted,
+// or records a new pending change; it reports whether anything changed.
+func (p *Pins) record(d *pinsFile, server, tool, h string) bool {
+	pinned, ok := d.Pins[server][tool]
 	switch {
 	case !ok:
-		setIn(&p.data.Pins, server, tool, h)
+		setIn(&d.Pins, server, tool, h)
 	case pinned == h:
-		if p.data.Pending[server][tool] == "" {
+		if d.Pending[server][tool] == "" {
 			return false
 		}
-		delete(p.data.Pending[server], tool)
-	case p.data.Pending[server][tool] == h:
+		delete(d.Pending[server], tool)
+	case d.Pending[server][tool] == h:
 		return false
 	default:
-		setIn(&p.data.Pending, server, tool, h)
+		setIn(&d.Pending, server, tool, h)
 	}
 	return true
 }
@@ -195,18 +292,49 @@ func setIn(m *map[string]map[string]string, server, tool, h string) {
 	(*m)[server][tool] = h
 }
 
-// save writes the pins atomically, 0600 in a 0700 directory. A
-// failure is logged: pins then hold for this run only.
-func (p *Pins) save() {
-	b, err := json.MarshalIndent(p.data, "", "  ")
-	if err == nil {
-		if err = os.MkdirAll(filepath.Dir(p.path), 0o700); err == nil {
-			err = config.WriteFileAtomic(p.path, b, 0o600)
+// write saves d atomically, 0600 in a 0700 directory; callers hold the
+// file's cross-process lock.
+func (p *Pins) write(d pinsFile) error {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	return p.writeBytes(b)
+}
+
+// writeBytes replaces the pins file with b.
+func (p *Pins) writeBytes(b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p.path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(p.path, b, 0o600)
+}
+
+// equalPins reports whether two states pin and hold back the same hashes.
+func equalPins(a, b pinsFile) bool {
+	return equalNested(a.Pins, b.Pins) && equalNested(a.Pending, b.Pending) && equalNested(a.Claims, b.Claims) &&
+		equalNested(map[string]map[string]string{"": a.Owners}, map[string]map[string]string{"": b.Owners})
+}
+
+func equalNested(a, b map[string]map[string]string) bool {
+	count := func(m map[string]map[string]string) int {
+		n := 0
+		for _, in := range m {
+			n += len(in)
+		}
+		return n
+	}
+	if count(a) != count(b) {
+		return false
+	}
+	for s, in := range a {
+		for t, h := range in {
+			if b[s][t] != h {
+				return false
+			}
 		}
 	}
-	if err != nil {
-		p.logger.Warn("cannot save tool pins", "path", p.path, "err", err)
-	}
+	return true
 }
 
 // Pending lists the tools withheld (or warned about) because their
@@ -218,6 +346,11 @@ func (p *Pins) Pending() []Change {
 	for s, tools := range p.data.Pending {
 		for t := range tools {
 			out = append(out, Change{Server: s, Tool: t})
+		}
+	}
+	for s, names := range p.data.Claims {
+		for n, owner := range names {
+			out = append(out, Change{Server: s, Tool: n, TakesOverFrom: owner})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -233,12 +366,20 @@ func (p *Pins) Pending() []Change {
 // only tool when it is not empty) as the new pins, and returns what it
 // approved.
 func (p *Pins) Approve(server, tool string) ([]Change, error) {
+	p.Flush()
+	ctx, cancel := context.WithTimeout(context.Background(), pinsLockTimeout)
+	defer cancel()
+	unlock, err := filelock.Lock(ctx, p.path)
+	if err != nil {
+		return nil, fmt.Errorf("tool pins are being edited by another weft (%w); try again", err)
+	}
+	defer unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.load(); err != nil {
 		return nil, err
 	}
-	var done []Change
+	done := p.approveClaimsLocked(server, tool)
 	for t, h := range p.data.Pending[server] {
 		if tool != "" && t != tool {
 			continue
@@ -254,7 +395,9 @@ func (p *Pins) Approve(server, tool string) ([]Change, error) {
 		return nil, fmt.Errorf("no changed tool of %q waits for approval; `weft mcp approve` without a name lists those that do", server+suffix(tool))
 	}
 	sort.Slice(done, func(i, j int) bool { return done[i].Tool < done[j].Tool })
-	p.save()
+	if err := p.write(p.data); err != nil {
+		return nil, fmt.Errorf("save tool pins %s: %w", p.path, err)
+	}
 	return done, nil
 }
 

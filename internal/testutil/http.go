@@ -17,3 +17,20 @@ func ServeHTTP(t testing.TB, s *mcp.Server) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// ServeGatedHTTP serves h on loopback for the test's lifetime, holding every
+// request until gate is closed: an upstream whose handshake takes as long as
+// the test wants. It returns the server's URL.
+func ServeGatedHTTP(t testing.TB, h http.Handler, gate <-chan struct{}) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	return srv.URL
+}

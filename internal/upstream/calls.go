@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,6 +23,7 @@ func (c *Conn) listAll(ctx context.Context) error {
 			return fmt.Errorf("tools/list: %w", err)
 		}
 		rawSchemas(inv.Tools)
+		inv.Digests = digests(inv.Tools)
 	}
 	if caps.Resources != nil {
 		if inv.Resources, err = collect(c.session.Resources(ctx, nil)); err != nil {
@@ -63,24 +65,41 @@ func (c *Conn) markDirty() {
 	}
 }
 
+// relistLoop re-lists after list_changed. A re-list in flight absorbs the
+// notifications that arrive meanwhile (markDirty keeps one pending), and
+// re-lists are at least RelistInterval apart: an upstream flooding
+// list_changed costs a few re-lists a second, and clients hear of a few
+// changes a second, however fast it sends them.
 func (c *Conn) relistLoop() {
 	defer c.wg.Done()
+	interval := c.opts.RelistInterval
+	if interval <= 0 {
+		interval = DefaultRelistInterval
+	}
 	for {
 		select {
 		case <-c.closing:
 			return
 		case <-c.relist:
 		}
-		err := c.listAll(c.life)
-		if err != nil {
+		if err := c.listAll(c.life); err != nil {
 			c.logger.Warn("re-list after list_changed failed", "err", err)
-			continue
-		}
-		if c.opts.OnInventory != nil {
+		} else if c.opts.OnInventory != nil {
 			c.opts.OnInventory()
+		}
+		quiet := time.NewTimer(interval)
+		select {
+		case <-c.closing:
+			quiet.Stop()
+			return
+		case <-quiet.C:
 		}
 	}
 }
+
+// DefaultRelistInterval is the least time between two re-lists of one
+// upstream after list_changed.
+const DefaultRelistInterval = 250 * time.Millisecond
 
 // CallTool calls the upstream tool name (its own, un-namespaced name) on
 // behalf of peer. The peer's progress token, when given, is replaced by one

@@ -157,7 +157,7 @@ func (c *Conn) httpClient(order *noteOrder, headers map[string]string) *http.Cli
 		MaxIdleConnsPerHost:   64,
 		IdleConnTimeout:       90 * time.Second,
 	}
-	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order, refused: &c.refused}}
+	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order, refused: &c.refused, max: c.opts.MaxMessageBytes}}
 }
 
 type headerTransport struct {
@@ -165,6 +165,7 @@ type headerTransport struct {
 	headers map[string]string
 	order   *noteOrder
 	refused *atomic.Int32 // records a 401 or 403, for the connect error
+	max     int           // bytes of one message, for shallowBody
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -177,6 +178,9 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err == nil && t.refused != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		t.refused.Store(int32(resp.StatusCode))
+	}
+	if err == nil && t.max > 0 {
+		shallowBody(resp, t.max)
 	}
 	if err == nil && t.order != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &sseCounter{ReadCloser: resp.Body, order: t.order}

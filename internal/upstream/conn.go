@@ -50,6 +50,9 @@ type Options struct {
 	// KeepAlive is the interval of pings that detect a hung upstream; two
 	// missed pings end the session (0: no pings).
 	KeepAlive time.Duration
+	// RelistInterval is the least time between two re-lists after
+	// list_changed (default DefaultRelistInterval).
+	RelistInterval time.Duration
 	// OAuth returns the OAuth handler of a remote entry (nil: none).
 	OAuth func(cfg *config.Server) auth.OAuthHandler
 }
@@ -65,7 +68,9 @@ type Info struct {
 
 // Inventory is everything an upstream lists.
 type Inventory struct {
-	Tools     []*mcp.Tool
+	Tools []*mcp.Tool
+	// Digests holds each listed tool's digests, by the tool.
+	Digests   map[*mcp.Tool]Digest
 	Resources []*mcp.Resource
 	Templates []*mcp.ResourceTemplate
 	Prompts   []*mcp.Prompt

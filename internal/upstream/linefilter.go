@@ -65,7 +65,7 @@ func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger) *LineReader {
 			}
 			return nil, nil
 		}
-		return append(trimmed, '\n'), nil
+		return append(shallowSchemas(trimmed), '\n'), nil
 	})
 }
 

@@ -1,10 +1,38 @@
 package upstream
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/tooldigest"
 )
+
+// Digest identifies a tool definition. Both are computed once, when the
+// upstream lists the tool, and compared wherever a change matters.
+type Digest struct {
+	// Pin is the tool's pin (tooldigest.Pin): what tool pinning compares.
+	Pin string
+	// Def covers the whole definition as listed: what the face compares to
+	// decide whether a client must be told of a change.
+	Def [32]byte
+	// Refused, when set, says why the tool is not served (an invalid
+	// schema); its server's other tools are.
+	Refused string
+}
+
+// digests computes each tool's Digest.
+func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
+	out := make(map[*mcp.Tool]Digest, len(tools))
+	for _, t := range tools {
+		d := Digest{Pin: tooldigest.Pin(t), Refused: checkSchema(t)}
+		if b, err := json.Marshal(t); err == nil {
+			d.Def = sha256.Sum256(b)
+		}
+		out[t] = d
+	}
+	return out
+}
 
 // rawSchemas keeps each tool's schemas as JSON bytes. The gateway face
 // marshals every listed tool on every tools/list; encoding/json copies raw

@@ -80,14 +80,20 @@ func startWeft(t *testing.T, weft, home, cfg string) *weftServe {
 	w := &weftServe{cmd: cmd, exited: make(chan struct{})}
 	found := make(chan string, 1)
 	go func() {
+		var url string
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			w.mu.Lock()
 			w.log.WriteString(sc.Text() + "\n")
 			w.mu.Unlock()
+			// Upstreams connect after weft listens: the address counts once
+			// the line saying how many are active follows it.
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				url = m[1]
+			}
+			if strings.Contains(sc.Text(), "MCP servers active") {
 				select {
-				case found <- m[1]:
+				case found <- url:
 				default:
 				}
 			}

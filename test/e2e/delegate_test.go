@@ -42,7 +42,17 @@ func TestDelegateLoopRefusedThroughClaude(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	reqs := srv.Requests()
-	got := reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1]
+	msgs := reqs[len(reqs)-1].Messages
+	got := msgs[len(msgs)-1]
+	// weft's upstream tools reach Claude Code with list_changed after it
+	// connected, which Claude Code reports in a system message that may
+	// follow the tool result: take the last tool message.
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "tool" {
+			got = msgs[i]
+			break
+		}
+	}
 	t.Logf("the nested weft__delegate returned: %s", got.Text)
 	if got.Role != "tool" || !strings.Contains(got.Text, "depth 1 reached the limit security.max_delegation_depth = 1") {
 		t.Errorf("the nested delegation was not refused at depth 1; Claude Code's last message: %+v", got)

@@ -46,11 +46,14 @@ func TestDelegationChainRefusedAtMaxDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := e.serve()
-	cs := connect(t, s.url, nil)
-	names := toolNames(t, cs)
-	if !has(names, "b__one__echo") || !has(names, "b__c__one__echo") {
-		t.Fatalf("chain not connected: %v\n%s", names, s.stderr.String())
-	}
+	changed := make(chan struct{}, 1)
+	cs := connect(t, s.url, changed)
+	// Each weft answers at once and lists its upstreams' tools as they come
+	// up: the chain's tools reach A with list_changed.
+	waitFor(t, changed, func() bool {
+		names := toolNames(t, cs)
+		return has(names, "b__one__echo") && has(names, "b__c__one__echo")
+	}, "the chain's tools")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "b__one__echo", Arguments: map[string]any{"text": "hi"}})

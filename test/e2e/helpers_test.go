@@ -37,7 +37,10 @@ type env struct {
 	home   string
 	config string
 	listen string // address for serve (default 127.0.0.1:0)
-	dir    string // working directory of weft (default: the test's)
+	// noSettle makes serve return once weft listens, without waiting for
+	// the upstreams' first connections (the "N of M MCP servers active" line).
+	noSettle bool
+	dir      string // working directory of weft (default: the test's)
 }
 
 func newEnv(t *testing.T) *env {
@@ -93,7 +96,10 @@ type served struct {
 	stderr *syncBuffer
 }
 
-var listenRe = regexp.MustCompile(`listening on (http://\S+/mcp)`)
+var (
+	listenRe  = regexp.MustCompile(`listening on (http://\S+/mcp)`)
+	settledRe = regexp.MustCompile(`MCP servers active|weft mcp add everything`)
+)
 
 // serve starts `weft serve` on a free port and waits until it listens.
 func (e *env) serve() *served {
@@ -121,7 +127,7 @@ func (e *env) serveArgs(flags ...string) *served {
 	}
 	s := &served{cmd: cmd, stderr: buf, exited: make(chan struct{})}
 	e.t.Cleanup(func() { s.stop(e.t) })
-	found := make(chan string, 1)
+	found, settled := make(chan string, 1), make(chan struct{}, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
@@ -130,6 +136,12 @@ func (e *env) serveArgs(flags ...string) *served {
 			if m := listenRe.FindStringSubmatch(line); m != nil {
 				select {
 				case found <- m[1]:
+				default:
+				}
+			}
+			if settledRe.MatchString(line) {
+				select {
+				case settled <- struct{}{}:
 				default:
 				}
 			}
@@ -145,6 +157,15 @@ func (e *env) serveArgs(flags ...string) *served {
 	case s.url = <-found:
 	case <-time.After(60 * time.Second):
 		e.t.Fatalf("weft serve did not start; stderr:\n%s", buf.String())
+	}
+	if e.noSettle {
+		return s
+	}
+	// Upstreams connect in the background; most tests want them all up.
+	select {
+	case <-settled:
+	case <-time.After(60 * time.Second):
+		e.t.Fatalf("weft serve did not report its upstreams; stderr:\n%s", buf.String())
 	}
 	return s
 }

@@ -131,6 +131,21 @@ client.setRequestHandler(types.ListRootsRequestSchema, async () => {
   return { roots: [ROOT] };
 });
 
+// weft answers before its upstreams are up and announces their tools with
+// list_changed: upstreamTools waits for them.
+let toolsChanged = () => {};
+client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => toolsChanged());
+
+async function upstreamTools() {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const changed = new Promise((resolve) => { toolsChanged = resolve; });
+    const tools = await all((p) => client.listTools(p), "tools");
+    if (tools.some((t) => !t.name.startsWith("weft__") && t.name !== "mcp_manage") || Date.now() > deadline) return tools;
+    await Promise.race([changed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+  }
+}
+
 client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
   summary.logs.push({ level: n.params.level, logger: n.params.logger ?? null, data: n.params.data });
 });
@@ -249,7 +264,7 @@ async function main() {
   summary.protocolVersion = t.protocolVersion ?? null;
   await client.setLoggingLevel("debug");
 
-  const tools = await all((p) => client.listTools(p), "tools");
+  const tools = await upstreamTools();
   summary.tools = tools.map((t) => t.name);
   summary.resources = (await all((p) => client.listResources(p), "resources")).map((r) => r.uri);
   summary.templates = (await all((p) => client.listResourceTemplates(p), "resourceTemplates")).map((t) => t.uriTemplate);
