@@ -89,7 +89,7 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err), nil
 	}
-	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, in.Name, in.Arguments, meta)
+	res, err := g.hub.CallTool(ctx, g.peerFor(req.Session, req), in.Name, in.Arguments, meta)
 	if err != nil {
 		return errorResult(err), nil
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/weft-dev/weft/internal/hub"
 )
 
-// legacyVersions are the protocol versions the face negotiates. Newer
-// sessions forbid server-initiated requests, which weft needs in order to
-// relay an upstream's sampling, elicitation and roots requests to clients.
-var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// protocolVersions are the revisions the face negotiates, newest first. A
+// client on 2026-07-28 gets an upstream's sampling, elicitation and roots
+// requests as input-required results (inputreq.go).
+var protocolVersions = []string{newestVersion, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Options configure the face.
 type Options struct {
@@ -57,6 +57,9 @@ type Gateway struct {
 	subMu   sync.Mutex
 	subs    map[string]map[*mcp.ServerSession]bool // URI → subscribed sessions; see subscribe.go
 	watched map[*mcp.ServerSession]bool            // sessions with subscriptions, watched until they end
+
+	levels  *logLevels // legacy clients' log levels; see peer.go
+	parking parking    // calls waiting on a 2026-07-28 client's input; see inputreq.go
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -72,6 +75,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
+		levels: &logLevels{m: map[*mcp.ServerSession]mcp.LoggingLevel{}},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       opts.Logger,
@@ -85,11 +89,12 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return g.hub.Complete(ctx, req.Params)
 		},
-		SupportedProtocolVersions: legacyVersions,
+		SupportedProtocolVersions: protocolVersions,
 		SubscribeHandler:          g.subscribe,
 		UnsubscribeHandler:        g.unsubscribe,
 	})
-	g.server.AddReceivingMiddleware(g.explainMissingTools)
+	g.server.AddReceivingMiddleware(g.explainMissingTools, g.levels.middleware)
+	g.server.AddSendingMiddleware(keepAnswer)
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	g.addDelegateTool(opts.Delegate)
@@ -187,7 +192,7 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return toolResult(nil, err)
 	}
-	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
+	res, err := g.forwardCall(ctx, req, meta)
 	return toolResult(res, err)
 }
 
@@ -206,11 +211,11 @@ func toolResult(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error)
 }
 
 func (g *Gateway) forwardPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	return g.hub.GetPrompt(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+	return g.getPrompt(ctx, req)
 }
 
 func (g *Gateway) forwardRead(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	res, err := g.hub.ReadResource(ctx, sessionPeer{req.Session}, req.Params.URI, req.Params.Meta)
+	res, err := g.readResource(ctx, req)
 	if errors.Is(err, hub.ErrUnknownURI) {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}

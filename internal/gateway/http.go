@@ -32,13 +32,14 @@ func (g *Gateway) Handler() http.Handler { return g.HandlerWith(g.opts.HTTP) }
 // caller, who knows the address actually bound.
 func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux := http.NewServeMux()
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
+	opts := &mcp.StreamableHTTPOptions{
 		Logger:                g.logger,
 		SessionTimeout:        30 * time.Minute,
 		CrossOriginProtection: http.NewCrossOriginProtection(),
 		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
-	})
-	mux.Handle(Endpoint, mcpHandler)
+	}
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
+	mux.Handle(Endpoint, g.byRevision(mcpHandler, opts))
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	return guard(mux, o)

@@ -17,10 +17,6 @@ import (
 	"github.com/weft-dev/weft/internal/config"
 )
 
-// LegacyProtocolVersion is the handshake weft falls back to when an upstream
-// does not answer the newest protocol's discovery request.
-const LegacyProtocolVersion = "2025-11-25"
-
 // DefaultProbeTimeout bounds the attempt with the newest protocol before weft
 // falls back to the legacy handshake.
 const DefaultProbeTimeout = 5 * time.Second
@@ -133,23 +129,10 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 	return c, nil
 }
 
-// handshake connects with the newest protocol unless the entry pins one; an
-// upstream that does not answer the probe in time is retried with the legacy
-// handshake on a fresh transport.
-func (c *Conn) handshake(ctx context.Context) error {
-	if c.cfg.ProtocolVersion != "" {
-		return c.attempt(ctx, c.cfg.ProtocolVersion, 0)
-	}
-	err := c.attempt(ctx, "", c.opts.ProbeTimeout)
-	if !errors.Is(err, errProbeTimeout) {
-		return err
-	}
-	c.logger.Info("no answer to the newest protocol's discovery; retrying with the legacy handshake",
-		"probe", c.opts.ProbeTimeout)
-	return c.attempt(ctx, LegacyProtocolVersion, 0)
-}
-
 var errProbeTimeout = errors.New("probe timed out")
+
+// errExited is a stdio child that exited during the handshake.
+var errExited = errors.New("the command exited during the handshake")
 
 // attempt runs one connect. The session's context must outlive the handshake
 // (SSE sessions and children die with it), so the handshake is bounded by a
@@ -189,7 +172,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		case ctx.Err() != nil:
 			return fmt.Errorf("connect %s: %w", c.cfg.Name, ctx.Err())
 		case proc != nil && proc.exited():
-			return fmt.Errorf("connect %s: the command exited during the handshake (%v); check its stderr in weft's log", c.cfg.Name, proc.err)
+			return fmt.Errorf("connect %s: %w (%v); check its stderr in weft's log", c.cfg.Name, errExited, proc.err)
 		}
 		return fmt.Errorf("connect %s: %w", c.cfg.Name, err)
 	}

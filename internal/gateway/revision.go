@@ -1,0 +1,89 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/upstream"
+)
+
+// forwardCall forwards a tool call in the client's revision: a legacy client's
+// call is made directly; a 2026-07-28 client's call may be parked while the
+// upstream asks for input (inputreq.go), and its answers to an upstream's
+// own input-required result travel back with it.
+func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, meta mcp.Meta) (*mcp.CallToolResult, error) {
+	peer := g.peerFor(req.Session, req)
+	p := req.Params
+	if !peer.RelaysInputRequests() {
+		return g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
+	}
+	res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.CallToolResult, error) {
+		peer.park = pc
+		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
+		return g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
+	})
+	if ask != nil {
+		return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
+	}
+	return res, err
+}
+
+func (g *Gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	peer := g.peerFor(req.Session, req)
+	p := req.Params
+	if !peer.RelaysInputRequests() {
+		return g.hub.GetPrompt(ctx, peer, p.Name, p.Arguments, p.Meta)
+	}
+	res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.GetPromptResult, error) {
+		peer.park = pc
+		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
+		return g.hub.GetPrompt(ctx, peer, p.Name, p.Arguments, p.Meta)
+	})
+	if ask != nil {
+		return &mcp.GetPromptResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
+	}
+	return res, err
+}
+
+func (g *Gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	peer := g.peerFor(req.Session, req)
+	p := req.Params
+	if !peer.RelaysInputRequests() {
+		return g.hub.ReadResource(ctx, peer, p.URI, p.Meta)
+	}
+	res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.ReadResourceResult, error) {
+		peer.park = pc
+		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
+		return g.hub.ReadResource(ctx, peer, p.URI, p.Meta)
+	})
+	if ask != nil {
+		return &mcp.ReadResourceResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
+	}
+	return res, err
+}
+
+// upstreamState is the request state to pass to the upstream: none when
+// the state is weft's own.
+func upstreamState(state string) string {
+	if len(state) >= len(parkPrefix) && state[:len(parkPrefix)] == parkPrefix {
+		return ""
+	}
+	return state
+}
+
+// byRevision serves requests of 2026-07-28 and later, which carry no session,
+// statelessly (the SDK's stateful handler does not serve that revision), and
+// everything else with the stateful handler that legacy clients need.
+func (g *Gateway) byRevision(stateful http.Handler, opts *mcp.StreamableHTTPOptions) http.Handler {
+	o := *opts
+	o.Stateless = true
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &o)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Protocol-Version") >= newestVersion {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,282 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/testutil"
+)
+
+// revisionClient is a downstream go-sdk client with sampling, elicitation
+// and roots. It answers a classic elicitation request from the requested
+// schema in middleware, ahead of the SDK's own schema checks, which refuse
+// titled multi-select enums that the spec allows; an input-required result
+// is answered by the SDK, checks and all.
+func revisionClient(seen *schemas) *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-revisions"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "e2e-model", Content: &mcp.TextContent{Text: "e2e-sampled"}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: formAnswer(req.Params.RequestedSchema)}, nil
+		},
+	})
+	c.AddRoots(&mcp.Root{URI: "file:///tmp/e2e-root", Name: "e2e-root"})
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "elicitation/create" {
+				return next(ctx, method, req)
+			}
+			p, _ := req.GetParams().(*mcp.ElicitParams)
+			seen.add(p.RequestedSchema)
+			return &mcp.ElicitResult{Action: "accept", Content: formAnswer(p.RequestedSchema)}, nil
+		}
+	})
+	return c
+}
+
+// schemas records the elicitation forms a client was sent, as JSON.
+type schemas struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (s *schemas) add(schema any) {
+	b, _ := json.Marshal(schema)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.all = append(s.all, string(b))
+}
+
+func (s *schemas) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.all, "\n")
+}
+
+// formAnswer fills every property of an elicitation form: the first choice
+// of an enum, the e2e marker for free text.
+func formAnswer(schema any) map[string]any {
+	type choice struct {
+		Const any `json:"const"`
+	}
+	type prop struct {
+		Type  string   `json:"type"`
+		Enum  []any    `json:"enum"`
+		OneOf []choice `json:"oneOf"`
+		Items *struct {
+			Enum  []any    `json:"enum"`
+			AnyOf []choice `json:"anyOf"`
+		} `json:"items"`
+	}
+	var s struct {
+		Properties map[string]prop `json:"properties"`
+	}
+	b, _ := json.Marshal(schema)
+	_ = json.Unmarshal(b, &s)
+	out := map[string]any{}
+	for name, p := range s.Properties {
+		switch {
+		case len(p.Enum) > 0:
+			out[name] = p.Enum[0]
+		case len(p.OneOf) > 0:
+			out[name] = p.OneOf[0].Const
+		case p.Type == "array" && p.Items != nil && len(p.Items.Enum) > 0:
+			out[name] = []any{p.Items.Enum[0]}
+		case p.Type == "array" && p.Items != nil && len(p.Items.AnyOf) > 0:
+			out[name] = []any{p.Items.AnyOf[0].Const}
+		case p.Type == "boolean":
+			out[name] = true
+		case p.Type == "number" || p.Type == "integer":
+			out[name] = 1
+		default:
+			out[name] = "e2e-elicited"
+		}
+	}
+	return out
+}
+
+// referenceServer builds go-sdk's own conformance server, as shipped.
+func referenceServer(t *testing.T) string {
+	t.Helper()
+	return testutil.GoBinary(t, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server", "everything-server")
+}
+
+// revisionUpstream is one upstream for the matrix: its config entry, the
+// revision weft should pick with it, and the tool calls (name, arguments,
+// text the answer must contain) that round-trip through the client.
+type revisionUpstream struct {
+	name, entry, upstreamRevision string
+	calls                         [][3]string
+}
+
+func revisionUpstreams(t *testing.T) []revisionUpstream {
+	ref := referenceServer(t)
+	port := freePort(t)
+	up := exec.Command(ref, "-http", fmt.Sprintf("127.0.0.1:%d", port))
+	up.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := up.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-up.Process.Pid, syscall.SIGKILL); _ = up.Wait() })
+	waitPort(t, port)
+	everything := npmBin(t, "mcp-server-everything")
+	node := npmBin(t, "node")
+	nodeDir := node[:strings.LastIndex(node, "/")]
+	mrtr := [][3]string{
+		{"ref__test_input_required_result_sampling", `{}`, "e2e-sampled"},
+		{"ref__test_input_required_result_elicitation", `{}`, "Hello, e2e-elicited"},
+		{"ref__test_input_required_result_list_roots", `{}`, "e2e-root"},
+	}
+	return []revisionUpstream{{
+		// A stdio server has a session: weft speaks 2025-11-25 with it, so
+		// its classic requests work, and its input-required results come as
+		// classic requests too.
+		name: "reference-stdio", entry: fmt.Sprintf("target = %q\nprefix = \"ref\"", ref), upstreamRevision: "2025-11-25",
+		calls: append([][3]string{
+			{"ref__test_sampling", `{"prompt":"hi"}`, "e2e-sampled"},
+			{"ref__test_elicitation", `{"message":"who?"}`, "e2e-elicited"},
+			// The answer is refused by the server's own SDK (it checks
+			// the schema it sent, and refuses titled multi-select enums):
+			// what matters is that the form reached the client intact.
+			{"ref__test_elicitation_sep1330_enums", `{}`, ""},
+		}, mrtr...),
+	}, {
+		// The reference server's HTTP default is stateless: no requests to
+		// the client on legacy revisions, so weft speaks 2026-07-28.
+		name: "reference-http", entry: fmt.Sprintf("target = \"http://127.0.0.1:%d\"\ntype = \"http\"\nprefix = \"ref\"", port), upstreamRevision: "2026-07-28",
+		calls: mrtr,
+	}, {
+		name: "everything-npm", entry: fmt.Sprintf("target = %q\nenv = { PATH = %q }\nprefix = \"ev\"", everything, nodeDir+":"+os.Getenv("PATH")), upstreamRevision: "2025-11-25",
+		calls: [][3]string{
+			{"ev__trigger-sampling-request", `{"prompt":"hi","maxTokens":10}`, "e2e-sampled"},
+			{"ev__trigger-elicitation-request", `{}`, "e2e-elicited"},
+			{"ev__get-roots-list", `{}`, "e2e-root"},
+		},
+	}}
+}
+
+// TestRevisionMatrix connects a default go-sdk client (2026-07-28 first)
+// and one pinned to 2025-11-25, over both faces, to weft fronting go-sdk's
+// reference server (stdio and stateless HTTP) and server-everything: every
+// client gets the revision it asked for, and sampling, elicitation and roots
+// round trips work in every client × upstream revision pair.
+func TestRevisionMatrix(t *testing.T) {
+	for _, up := range revisionUpstreams(t) {
+		for _, face := range []string{"http", "stdio"} {
+			for _, pin := range []string{"", "2025-11-25"} {
+				want := pin
+				if want == "" {
+					want = "2026-07-28"
+				}
+				t.Run(fmt.Sprintf("%s/%s/client-%s", up.name, face, want), func(t *testing.T) {
+					e := newEnv(t)
+					e.writeConfig(t, "[tools.mcp_servers.up]\n"+up.entry+"\n")
+					ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+					defer cancel()
+					seen := &schemas{}
+					cs, url := connectFace(t, ctx, e, face, pin, seen)
+					defer cs.Close()
+					if got := cs.InitializeResult().ProtocolVersion; got != want {
+						t.Errorf("negotiated %s with weft, want %s", got, want)
+					}
+					if url != "" {
+						if got := upstreamRevision(t, url); got != up.upstreamRevision {
+							t.Errorf("weft speaks %s with the upstream, want %s", got, up.upstreamRevision)
+						}
+					}
+					checkRevisionUpstream(t, ctx, cs, up, pin == "")
+					if up.name == "reference-stdio" && pin != "" && !strings.Contains(seen.String(), `"titledMulti":{"items":{"anyOf":[{"const":"value1"`) {
+						t.Errorf("the titled multi-select form did not reach the client intact; forms seen:\n%s", seen)
+					}
+				})
+			}
+		}
+	}
+}
+
+// connectFace connects the test client to weft over face ("http" or
+// "stdio"), pinned to a revision or not.
+func connectFace(t *testing.T, ctx context.Context, e *env, face, pin string, seen *schemas) (*mcp.ClientSession, string) {
+	t.Helper()
+	var transport mcp.Transport
+	var url string
+	if face == "http" {
+		url = e.serve().url
+		transport = &mcp.StreamableClientTransport{Endpoint: url}
+	} else {
+		cmd := exec.Command(weftBinary(t), "--config", e.config, "mcp-server")
+		cmd.Env = e.environ()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		transport = &mcp.CommandTransport{Command: cmd}
+	}
+	cs, err := revisionClient(seen).Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: pin})
+	if err != nil {
+		t.Fatalf("connect over %s: %v", face, err)
+	}
+	return cs, url
+}
+
+// upstreamRevision is the revision weft negotiated with its one upstream,
+// from the admin status of the weft serving url.
+func upstreamRevision(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/admin/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Servers []struct {
+			ProtocolVersion string `json:"protocol_version"`
+		} `json:"servers"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || len(st.Servers) != 1 {
+		t.Fatalf("admin status: %v %+v", err, st)
+	}
+	return st.Servers[0].ProtocolVersion
+}
+
+func checkRevisionUpstream(t *testing.T, ctx context.Context, cs *mcp.ClientSession, up revisionUpstream, newest bool) {
+	names := toolNames(t, cs)
+	for _, c := range up.calls {
+		if newest && strings.Contains(c[0], "sep1330") {
+			continue // the go-sdk client itself refuses a titled multi-select in an input-required result
+		}
+		if !has(names, c[0]) {
+			t.Fatalf("%s not listed; tools: %v", c[0], names)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c[0], Arguments: json.RawMessage(c[1])})
+		if err != nil {
+			t.Errorf("%s: %v", c[0], err)
+			continue
+		}
+		if c[2] == "" {
+			continue
+		}
+		if text := resultText(res); res.IsError || !strings.Contains(text, c[2]) {
+			t.Errorf("%s answered %q (error %v), want it to contain %q", c[0], text, res.IsError, c[2])
+		}
+	}
+	if !strings.HasPrefix(up.name, "reference") {
+		return
+	}
+	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
+	if err != nil || len(r.Contents) == 0 {
+		t.Errorf("read test://static-text: %v %+v", err, r)
+	}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "ref__test_simple_prompt"})
+	if err != nil || len(p.Messages) == 0 {
+		t.Errorf("get ref__test_simple_prompt: %v %+v", err, p)
+	}
+}
