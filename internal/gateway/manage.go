@@ -60,7 +60,7 @@ func (g *Gateway) addManageTool() {
 				"type":    map[string]any{"type": "string", "enum": []string{"stdio", "http", "sse"}, "description": "for add: transport (default: inferred from target)"},
 			},
 		},
-	}, g.manage)
+	}, g.relayedTool(g.manage))
 }
 
 func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -13,20 +13,45 @@ import (
 // upstream asks for input (inputreq.go), and its answers to an upstream's
 // own input-required result travel back with it.
 func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, meta mcp.Meta) (*mcp.CallToolResult, error) {
-	peer := g.peerFor(req.Session, req)
 	p := req.Params
-	if !peer.RelaysInputRequests() {
-		return g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
-	}
-	res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.CallToolResult, error) {
-		peer.park = pc
+	return g.relayedTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		peer, _ := askerFrom(ctx)
 		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
 		return g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
-	})
-	if ask != nil {
-		return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
+	})(ctx, req)
+}
+
+// relayedTool runs a tool handler that may ask the client for input (an
+// upstream's request, or weft's own approval) in the client's revision. The
+// handler finds the peer to ask with askerFrom.
+func (g *Gateway) relayedTool(h mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		peer := g.peerFor(req.Session, req)
+		p := req.Params
+		if !peer.RelaysInputRequests() {
+			return h(withAsker(ctx, peer), req)
+		}
+		res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.CallToolResult, error) {
+			peer.park = pc
+			return h(withAsker(ctx, peer), req)
+		})
+		if ask != nil {
+			return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
+		}
+		return res, err
 	}
-	return res, err
+}
+
+type askerKey struct{}
+
+func withAsker(ctx context.Context, p sessionPeer) context.Context {
+	return context.WithValue(ctx, askerKey{}, p)
+}
+
+// askerFrom returns the peer of the client request a handler serves.
+func askerFrom(ctx context.Context) (sessionPeer, bool) {
+	p, ok := ctx.Value(askerKey{}).(sessionPeer)
+	return p, ok
 }
 
 func (g *Gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
