@@ -30,6 +30,16 @@ func revisionClient(seen *schemas) *mcp.Client {
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: formAnswer(req.Params.RequestedSchema)}, nil
 		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			seen.mu.Lock()
+			defer seen.mu.Unlock()
+			seen.progress = append(seen.progress, req.Params.ProgressToken)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			seen.mu.Lock()
+			defer seen.mu.Unlock()
+			seen.logs = append(seen.logs, fmt.Sprint(req.Params.Data))
+		},
 	})
 	c.AddRoots(&mcp.Root{URI: "file:///tmp/e2e-root", Name: "e2e-root"})
 	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -45,10 +55,13 @@ func revisionClient(seen *schemas) *mcp.Client {
 	return c
 }
 
-// schemas records the elicitation forms a client was sent, as JSON.
+// schemas records what a client was sent: elicitation forms (as JSON),
+// progress tokens and log messages.
 type schemas struct {
-	mu  sync.Mutex
-	all []string
+	mu       sync.Mutex
+	all      []string
+	progress []any
+	logs     []string
 }
 
 func (s *schemas) add(schema any) {
@@ -62,6 +75,12 @@ func (s *schemas) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return strings.Join(s.all, "\n")
+}
+
+func (s *schemas) seen() (progress []any, logs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]any(nil), s.progress...), append([]string(nil), s.logs...)
 }
 
 // formAnswer fills every property of an elicitation form: the first choice
@@ -196,6 +215,9 @@ func TestRevisionMatrix(t *testing.T) {
 						}
 					}
 					checkRevisionUpstream(t, ctx, cs, up, pin == "")
+					if strings.HasPrefix(up.name, "reference") {
+						checkProgressAndLogs(t, ctx, cs, seen, pin == "")
+					}
 					if up.name == "reference-stdio" && pin != "" && !strings.Contains(seen.String(), `"titledMulti":{"items":{"anyOf":[{"const":"value1"`) {
 						t.Errorf("the titled multi-select form did not reach the client intact; forms seen:\n%s", seen)
 					}
@@ -278,5 +300,39 @@ func checkRevisionUpstream(t *testing.T, ctx context.Context, cs *mcp.ClientSess
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "ref__test_simple_prompt"})
 	if err != nil || len(p.Messages) == 0 {
 		t.Errorf("get ref__test_simple_prompt: %v %+v", err, p)
+	}
+}
+
+// checkProgressAndLogs calls the reference server's progress and logging
+// tools: the client gets progress under its own token and the log messages
+// at the level it asked for, in its revision's way (logging/setLevel on a
+// legacy session, the request's _meta on 2026-07-28).
+func checkProgressAndLogs(t *testing.T, ctx context.Context, cs *mcp.ClientSession, seen *schemas, newest bool) {
+	t.Helper()
+	params := &mcp.CallToolParams{Name: "ref__test_tool_with_logging", Arguments: map[string]any{}}
+	if newest {
+		params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"}
+	} else if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	progress := &mcp.CallToolParams{Name: "ref__test_tool_with_progress", Arguments: map[string]any{}}
+	progress.SetProgressToken("e2e-token")
+	if _, err := cs.CallTool(ctx, progress); err != nil {
+		t.Fatal(err)
+	}
+	tokens, logs := seen.seen()
+	if !strings.Contains(strings.Join(logs, "|"), "Tool execution completed") {
+		t.Errorf("log messages relayed: %q, want the tool's three", logs)
+	}
+	if len(tokens) == 0 {
+		t.Errorf("no progress relayed")
+	}
+	for _, tok := range tokens {
+		if tok != "e2e-token" {
+			t.Errorf("progress relayed under token %v, want the client's own", tok)
+		}
 	}
 }
