@@ -138,7 +138,9 @@ type listener struct {
 }
 
 // listen connects a go-sdk client to weft that records progress and log
-// messages and asks weft for every log level.
+// messages and asks weft for every log level. It speaks 2025-11-25, whose
+// session-wide logging/setLevel these tests use; TestRevisionMatrix covers
+// the same forwarding for 2026-07-28 clients.
 func listen(t *testing.T, url, name string) *listener {
 	t.Helper()
 	l := &listener{name: name, progress: make(chan *mcp.ProgressNotificationParams, 64), logs: make(chan string, 64), updates: make(chan string, 8)}
@@ -155,7 +157,7 @@ func listen(t *testing.T, url, name string) *listener {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), forwardWait)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connect %s: %v", name, err)
 	}
