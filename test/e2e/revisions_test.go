@@ -35,6 +35,12 @@ func revisionClient(seen *schemas) *mcp.Client {
 			defer seen.mu.Unlock()
 			seen.progress = append(seen.progress, req.Params.ProgressToken)
 		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case seen.updated <- req.Params.URI:
+			default:
+			}
+		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			seen.mu.Lock()
 			defer seen.mu.Unlock()
@@ -62,6 +68,7 @@ type schemas struct {
 	all      []string
 	progress []any
 	logs     []string
+	updated  chan string // URIs of notifications/resources/updated
 }
 
 func (s *schemas) add(schema any) {
@@ -203,7 +210,7 @@ func TestRevisionMatrix(t *testing.T) {
 					e.writeConfig(t, "[tools.mcp_servers.up]\n"+up.entry+"\n")
 					ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 					defer cancel()
-					seen := &schemas{}
+					seen := &schemas{updated: make(chan string, 16)}
 					cs, url := connectFace(t, ctx, e, face, pin, seen)
 					defer cs.Close()
 					if got := cs.InitializeResult().ProtocolVersion; got != want {
@@ -217,6 +224,7 @@ func TestRevisionMatrix(t *testing.T) {
 					checkRevisionUpstream(t, ctx, cs, up, pin == "")
 					if strings.HasPrefix(up.name, "reference") {
 						checkProgressAndLogs(t, ctx, cs, seen, pin == "")
+						checkSubscription(t, ctx, cs, seen)
 					}
 					if up.name == "reference-stdio" && pin != "" && !strings.Contains(seen.String(), `"titledMulti":{"items":{"anyOf":[{"const":"value1"`) {
 						t.Errorf("the titled multi-select form did not reach the client intact; forms seen:\n%s", seen)
@@ -334,5 +342,26 @@ func checkProgressAndLogs(t *testing.T, ctx context.Context, cs *mcp.ClientSessi
 		if tok != "e2e-token" {
 			t.Errorf("progress relayed under token %v, want the client's own", tok)
 		}
+	}
+}
+
+// checkSubscription subscribes to the reference server's watched resource,
+// which it updates every few seconds, and waits for an update through weft.
+func checkSubscription(t *testing.T, ctx context.Context, cs *mcp.ClientSession, seen *schemas) {
+	t.Helper()
+	const uri = "test://watched-resource"
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribe %s: %v", uri, err)
+	}
+	select {
+	case got := <-seen.updated:
+		if got != uri {
+			t.Errorf("update for %s, want %s", got, uri)
+		}
+	case <-ctx.Done():
+		t.Errorf("no update of %s relayed", uri)
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		t.Errorf("unsubscribe %s: %v", uri, err)
 	}
 }
