@@ -67,9 +67,7 @@ func (c *Conn) client() *mcp.Client {
 
 // relayMiddleware answers an upstream's roots/list with the roots of the
 // client whose call is in flight, instead of the SDK's static list, and
-// relays elicitation/create as it is: the SDK's own checks of the requested
-// schema are stricter than the spec (it refuses titled multi-select enums),
-// and the client that answers is the one to judge the schema.
+// relays elicitation/create ahead of the SDK's own handling (see elicit).
 func (c *Conn) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
@@ -86,7 +84,7 @@ func (c *Conn) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, fmt.Errorf("elicitation from %s: %w", c.cfg.Name, err)
 			}
 			params, _ := req.GetParams().(*mcp.ElicitParams)
-			return peer.Elicit(ctx, params)
+			return elicit(ctx, peer, params)
 		}
 		return next(ctx, method, req)
 	}

@@ -97,7 +97,7 @@ func answerInputs(ctx context.Context, peer Peer, reqs mcp.InputRequestMap) (mcp
 		)
 		switch p := r.(type) {
 		case *mcp.ElicitParams:
-			res, err = peer.Elicit(ctx, p)
+			res, err = elicit(ctx, peer, p)
 		case *mcp.CreateMessageWithToolsParams:
 			res, err = peer.CreateMessage(ctx, p)
 		case *mcp.CreateMessageParams:

@@ -101,3 +101,34 @@ func (rootsPeer) ListRoots(context.Context, *mcp.ListRootsParams) (*mcp.ListRoot
 type relayingPeer struct{ Peer }
 
 func (relayingPeer) RelaysInputRequests() bool { return true }
+
+type formPeer struct {
+	Peer
+	content map[string]any
+}
+
+func (p formPeer) Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "accept", Content: p.content}, nil
+}
+
+// TestElicitRelaysTitledMultiSelectAndFillsDefaults checks that a form the
+// SDK's own checks refuse (a titled multi-select enum) is relayed, and that
+// the defaults the form declares fill the fields the answer leaves out,
+// never overriding what the client answered.
+func TestElicitRelaysTitledMultiSelectAndFillsDefaults(t *testing.T) {
+	form := map[string]any{"type": "object", "properties": map[string]any{
+		"titledMulti": map[string]any{"type": "array", "items": map[string]any{"type": "string",
+			"anyOf": []any{map[string]any{"const": "v1", "title": "One"}}}},
+		"name": map[string]any{"type": "string", "default": "John Doe"},
+		"age":  map[string]any{"type": "integer", "default": 30},
+	}}
+	res, err := elicit(context.Background(), formPeer{content: map[string]any{"titledMulti": []any{"v1"}, "age": 7}},
+		&mcp.ElicitParams{Message: "m", RequestedSchema: form})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"titledMulti": []any{"v1"}, "age": 7, "name": "John Doe"}
+	if !reflect.DeepEqual(res.Content, want) {
+		t.Errorf("content %v, want %v", res.Content, want)
+	}
+}
