@@ -31,24 +31,37 @@ func (p *pathPair) close() {
 	}
 }
 
-// overhead runs scenario 1 on both transports.
+// clientRevisions are the client revisions overhead measures: the go-sdk
+// default (the newest first, which weft now serves) and the last legacy one.
+var clientRevisions = []string{"", "2025-11-25"}
+
+// overhead runs scenario 1 on both transports, for a default client and one
+// pinned to 2025-11-25. Each row's transport names the revision the client
+// negotiated, with weft and directly alike.
 func overhead(ctx context.Context, w *workspace, o options) ([]overheadRow, error) {
 	var rows []overheadRow
-	for _, setup := range []func(context.Context, *workspace) (*pathPair, error){setupStdio, setupHTTP} {
-		p, err := setup(ctx, w)
-		if err != nil {
-			if p != nil {
-				p.close()
+	for _, rev := range clientRevisions {
+		for _, setup := range []func(context.Context, *workspace, string) (*pathPair, error){setupStdio, setupHTTP} {
+			p, err := setup(ctx, w, rev)
+			if err != nil {
+				if p != nil {
+					p.close()
+				}
+				return rows, err
 			}
-			return rows, err
+			for _, conc := range []int{1, 64} {
+				rows = append(rows, measurePair(ctx, p, conc, o))
+				o.progress("overhead %s c=%d done", p.transport, conc)
+			}
+			p.close()
 		}
-		for _, conc := range []int{1, 64} {
-			rows = append(rows, measurePair(ctx, p, conc, o))
-			o.progress("overhead %s c=%d done", p.transport, conc)
-		}
-		p.close()
 	}
 	return rows, nil
+}
+
+// label names a transport and the revision the client negotiated with weft.
+func label(transport string, viaWeft *mcp.ClientSession) string {
+	return transport + " " + viaWeft.InitializeResult().ProtocolVersion
 }
 
 // measurePair warms both paths up, then alternates rounds of a fixed number
@@ -79,9 +92,9 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 
 // setupStdio: the client launches the upstream directly, or launches
 // `weft mcp-server`, which launches the upstream as its own stdio child.
-func setupStdio(ctx context.Context, w *workspace) (*pathPair, error) {
+func setupStdio(ctx context.Context, w *workspace, rev string) (*pathPair, error) {
 	p := &pathPair{transport: "stdio"}
-	direct, err := w.connectStdio(ctx, "direct-stdio", w.benchserver)
+	direct, err := w.connectStdioAt(ctx, rev, "direct-stdio", w.benchserver)
 	if err != nil {
 		return p, err
 	}
@@ -90,18 +103,19 @@ func setupStdio(ctx context.Context, w *workspace) (*pathPair, error) {
 	if err := writeConfig(cfg, []entry{{name: "bench", target: w.benchserver}}); err != nil {
 		return p, err
 	}
-	viaWeft, err := w.connectStdio(ctx, "weft-stdio", w.weft, "--config", cfg, "--log-level", "warn", "mcp-server")
+	viaWeft, err := w.connectStdioAt(ctx, rev, "weft-stdio", w.weft, "--config", cfg, "--log-level", "warn", "mcp-server")
 	if err != nil {
 		return p, err
 	}
 	p.closers = append(p.closers, closeSession(viaWeft))
+	p.transport = label(p.transport, viaWeft)
 	p.direct, p.weft = echoCaller(direct, "echo"), echoCaller(viaWeft, "bench__echo")
 	return p, nil
 }
 
 // setupHTTP: one upstream serves Streamable HTTP; the client calls it
 // directly, or calls `weft serve`, which has it as an HTTP upstream.
-func setupHTTP(ctx context.Context, w *workspace) (*pathPair, error) {
+func setupHTTP(ctx context.Context, w *workspace, rev string) (*pathPair, error) {
 	p := &pathPair{transport: "http"}
 	up, err := w.start("upstream-http", w.benchserver, "--http", "127.0.0.1:0")
 	if err != nil {
@@ -112,7 +126,7 @@ func setupHTTP(ctx context.Context, w *workspace) (*pathPair, error) {
 	if err != nil {
 		return p, err
 	}
-	direct, err := connectHTTP(ctx, upURL)
+	direct, err := connectHTTPAt(ctx, rev, upURL)
 	if err != nil {
 		return p, err
 	}
@@ -126,11 +140,12 @@ func setupHTTP(ctx context.Context, w *workspace) (*pathPair, error) {
 		return p, err
 	}
 	p.closers = append(p.closers, wp.stop)
-	viaWeft, err := connectHTTP(ctx, weftURL)
+	viaWeft, err := connectHTTPAt(ctx, rev, weftURL)
 	if err != nil {
 		return p, err
 	}
 	p.closers = append(p.closers, closeSession(viaWeft))
+	p.transport = label(p.transport, viaWeft)
 	p.direct, p.weft = echoCaller(direct, "echo"), echoCaller(viaWeft, "bench__echo")
 	return p, nil
 }

@@ -54,6 +54,12 @@ func benchClient() *mcp.Client {
 // connectStdio launches bin as a stdio MCP server and connects to it; the
 // child's stderr goes to the workspace log called name.
 func (w *workspace) connectStdio(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, error) {
+	return w.connectStdioAt(ctx, "", name, bin, args...)
+}
+
+// connectStdioAt is connectStdio with the client pinned to a protocol
+// revision ("" for the go-sdk default: the newest first).
+func (w *workspace) connectStdioAt(ctx context.Context, revision, name, bin string, args ...string) (*mcp.ClientSession, error) {
 	cmd := w.command(bin, args...)
 	logf, err := w.logFile(name)
 	if err != nil {
@@ -61,7 +67,7 @@ func (w *workspace) connectStdio(ctx context.Context, name, bin string, args ...
 	}
 	cmd.Stderr = logf // the child holds its own copy once started
 	defer logf.Close()
-	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, nil)
+	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s over stdio: %w (see %s.log in the bench directory)", name, err, name)
 	}
@@ -78,8 +84,14 @@ var httpTransport = &http.Transport{
 
 // connectHTTP connects to a Streamable HTTP endpoint.
 func connectHTTP(ctx context.Context, url string) (*mcp.ClientSession, error) {
+	return connectHTTPAt(ctx, "", url)
+}
+
+// connectHTTPAt is connectHTTP with the client pinned to a protocol
+// revision ("" for the go-sdk default: the newest first).
+func connectHTTPAt(ctx context.Context, revision, url string) (*mcp.ClientSession, error) {
 	t := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: httpTransport}}
-	cs, err := benchClient().Connect(ctx, t, nil)
+	cs, err := benchClient().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
 	}

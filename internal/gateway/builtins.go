@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/upstream"
 )
 
 const (
@@ -49,7 +50,7 @@ func (g *Gateway) addBuiltins() {
 				"arguments": map[string]any{"type": "object", "description": "the tool's arguments"},
 			},
 		},
-	}, g.callTool)
+	}, g.relayedTool(g.callTool))
 	g.addManageTool()
 }
 
@@ -89,7 +90,9 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err), nil
 	}
-	res, err := g.hub.CallTool(ctx, g.peerFor(req.Session, req), in.Name, in.Arguments, meta)
+	peer, _ := askerFrom(ctx)
+	ctx = upstream.WithInputResponses(ctx, req.Params.InputResponses, upstreamState(req.Params.RequestState))
+	res, err := g.hub.CallTool(ctx, peer, in.Name, in.Arguments, meta)
 	if err != nil {
 		return errorResult(err), nil
 	}

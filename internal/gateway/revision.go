@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/upstream"
@@ -26,20 +27,32 @@ func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, met
 // handler finds the peer to ask with askerFrom.
 func (g *Gateway) relayedTool(h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		peer := g.peerFor(req.Session, req)
 		p := req.Params
-		if !peer.RelaysInputRequests() {
-			return h(withAsker(ctx, peer), req)
-		}
-		res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.CallToolResult, error) {
-			peer.park = pc
-			return h(withAsker(ctx, peer), req)
-		})
-		if ask != nil {
-			return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
-		}
-		return res, err
+		return inRevision(ctx, g, g.peerFor(req.Session, req), p.RequestState, p.InputResponses,
+			func(ctx context.Context, _ sessionPeer) (*mcp.CallToolResult, error) { return h(ctx, req) },
+			func(ask *inputRequest) *mcp.CallToolResult {
+				return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}
+			})
 	}
+}
+
+// inRevision runs h for one client request in the client's revision: for a
+// legacy client directly; for a 2026-07-28 client as a parked call
+// (inputreq.go), whose input requests asking turns into the request's
+// input-required result. A retry that answers a parked call resumes it.
+func inRevision[R any](ctx context.Context, g *Gateway, peer sessionPeer, state string, answers mcp.InputResponseMap,
+	h func(context.Context, sessionPeer) (R, error), asking func(*inputRequest) R) (R, error) {
+	if !peer.RelaysInputRequests() {
+		return h(withAsker(ctx, peer), peer)
+	}
+	res, ask, err := relayed(ctx, &g.parking, state, answers, func(ctx context.Context, pc *parkedCall) (R, error) {
+		peer.park = pc
+		return h(withAsker(ctx, peer), peer)
+	})
+	if ask != nil {
+		return asking(ask), nil
+	}
+	return res, err
 }
 
 type askerKey struct{}
@@ -55,43 +68,33 @@ func askerFrom(ctx context.Context) (sessionPeer, bool) {
 }
 
 func (g *Gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	peer := g.peerFor(req.Session, req)
 	p := req.Params
-	if !peer.RelaysInputRequests() {
-		return g.hub.GetPrompt(ctx, peer, p.Name, p.Arguments, p.Meta)
-	}
-	res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.GetPromptResult, error) {
-		peer.park = pc
-		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
-		return g.hub.GetPrompt(ctx, peer, p.Name, p.Arguments, p.Meta)
-	})
-	if ask != nil {
-		return &mcp.GetPromptResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
-	}
-	return res, err
+	return inRevision(ctx, g, g.peerFor(req.Session, req), p.RequestState, p.InputResponses,
+		func(ctx context.Context, peer sessionPeer) (*mcp.GetPromptResult, error) {
+			ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
+			return g.hub.GetPrompt(ctx, peer, p.Name, p.Arguments, p.Meta)
+		},
+		func(ask *inputRequest) *mcp.GetPromptResult {
+			return &mcp.GetPromptResult{InputRequests: ask.requests(), RequestState: ask.state}
+		})
 }
 
 func (g *Gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	peer := g.peerFor(req.Session, req)
 	p := req.Params
-	if !peer.RelaysInputRequests() {
-		return g.hub.ReadResource(ctx, peer, p.URI, p.Meta)
-	}
-	res, ask, err := relayed(ctx, &g.parking, p.RequestState, p.InputResponses, func(ctx context.Context, pc *parkedCall) (*mcp.ReadResourceResult, error) {
-		peer.park = pc
-		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
-		return g.hub.ReadResource(ctx, peer, p.URI, p.Meta)
-	})
-	if ask != nil {
-		return &mcp.ReadResourceResult{InputRequests: ask.requests(), RequestState: ask.state}, nil
-	}
-	return res, err
+	return inRevision(ctx, g, g.peerFor(req.Session, req), p.RequestState, p.InputResponses,
+		func(ctx context.Context, peer sessionPeer) (*mcp.ReadResourceResult, error) {
+			ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
+			return g.hub.ReadResource(ctx, peer, p.URI, p.Meta)
+		},
+		func(ask *inputRequest) *mcp.ReadResourceResult {
+			return &mcp.ReadResourceResult{InputRequests: ask.requests(), RequestState: ask.state}
+		})
 }
 
 // upstreamState is the request state to pass to the upstream: none when
 // the state is weft's own.
 func upstreamState(state string) string {
-	if len(state) >= len(parkPrefix) && state[:len(parkPrefix)] == parkPrefix {
+	if strings.HasPrefix(state, parkPrefix) {
 		return ""
 	}
 	return state
