@@ -143,6 +143,13 @@ type listener struct {
 // the same forwarding for 2026-07-28 clients.
 func listen(t *testing.T, url, name string) *listener {
 	t.Helper()
+	return listenAt(t, url, name, "2025-11-25")
+}
+
+// listenAt is listen with the client on revision ("" for the go-sdk default,
+// 2026-07-28, where there is no session-wide log level to set).
+func listenAt(t *testing.T, url, name, revision string) *listener {
+	t.Helper()
 	l := &listener{name: name, progress: make(chan *mcp.ProgressNotificationParams, 64), logs: make(chan string, 64), updates: make(chan string, 8)}
 	c := mcp.NewClient(&mcp.Implementation{Name: name}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -157,11 +164,15 @@ func listen(t *testing.T, url, name string) *listener {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), forwardWait)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatalf("connect %s: %v", name, err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
+	if revision == "" {
+		l.cs = cs
+		return l
+	}
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Fatalf("%s: logging/setLevel: %v", name, err)
 	}
@@ -302,8 +313,21 @@ func TestForwardLogMessagesReachTheClientWhoseCallCausedThem(t *testing.T) {
 }
 
 func TestForwardCancellationReachesUpstreamAndEndsTheCall(t *testing.T) {
+	for _, rev := range []string{"2025-11-25", ""} {
+		name := rev
+		if name == "" {
+			name = "2026-07-28"
+		}
+		t.Run("client-"+name, func(t *testing.T) { testCancellation(t, rev) })
+	}
+}
+
+// testCancellation: a client on revision cancels a call in flight (a
+// notification on a legacy session, a closed request on 2026-07-28); weft
+// cancels the upstream request.
+func testCancellation(t *testing.T, revision string) {
 	f, e, s := startForwarding(t)
-	a := listen(t, s.url, "A")
+	a := listenAt(t, s.url, "A", revision)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
