@@ -44,6 +44,30 @@ type parkedCall struct {
 	cancel  context.CancelFunc
 	pending *ask // the request the client was last asked
 	n       int  // input requests issued, to key them
+
+	mu  sync.Mutex
+	cur *waiting // the client request now waiting on the call, if any
+}
+
+// waiting is a client request waiting on a parked call: the call's progress
+// and log messages travel on it (on 2026-07-28 each request is its own
+// session, and the one that started the call has ended).
+type waiting struct {
+	ss  *mcp.ServerSession
+	ctx context.Context
+}
+
+// current returns the client request waiting on the call, if any.
+func (pc *parkedCall) current() *waiting {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.cur
+}
+
+func (pc *parkedCall) setCurrent(w *waiting) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.cur = w
 }
 
 // parking is the face's table of parked calls, keyed by request state.
@@ -79,9 +103,10 @@ func askInput[R mcp.InputResponse](ctx context.Context, pc *parkedCall, params m
 
 // start runs call in the background, for a client that takes
 // input-required results, and waits for its first outcome.
-func (pk *parking) start(ctx context.Context, call func(context.Context, *parkedCall) (any, error)) (any, error) {
+func (pk *parking) start(ctx context.Context, ss *mcp.ServerSession, call func(context.Context, *parkedCall) (any, error)) (any, error) {
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), parkTimeout)
 	pc := &parkedCall{asks: make(chan ask), done: make(chan struct{}), cancel: cancel}
+	pc.setCurrent(&waiting{ss: ss, ctx: ctx})
 	go func() {
 		defer close(pc.done)
 		pc.result, pc.err = call(bg, pc)
@@ -91,7 +116,7 @@ func (pk *parking) start(ctx context.Context, call func(context.Context, *parked
 
 // resume answers the parked call named by state and waits for its next
 // outcome. ok is false when state is not weft's.
-func (pk *parking) resume(ctx context.Context, state string, answers mcp.InputResponseMap) (res any, err error, ok bool) {
+func (pk *parking) resume(ctx context.Context, ss *mcp.ServerSession, state string, answers mcp.InputResponseMap) (res any, err error, ok bool) {
 	if !strings.HasPrefix(state, parkPrefix) {
 		return nil, nil, false
 	}
@@ -107,6 +132,7 @@ func (pk *parking) resume(ctx context.Context, state string, answers mcp.InputRe
 		pc.cancel()
 		return nil, fmt.Errorf("the retry carries no answer to input request %d; call the tool again", pc.n), true
 	}
+	pc.setCurrent(&waiting{ss: ss, ctx: ctx})
 	pc.pending.answer <- answer
 	res, err = pk.wait(ctx, pc)
 	return res, err, true
@@ -116,6 +142,7 @@ func (pk *parking) resume(ctx context.Context, state string, answers mcp.InputRe
 // result when the upstream asks for input first. A client that gives up
 // waiting ends the call.
 func (pk *parking) wait(ctx context.Context, pc *parkedCall) (any, error) {
+	defer pc.setCurrent(nil)
 	select {
 	case <-pc.done:
 		pc.cancel()
@@ -172,10 +199,10 @@ func (r *inputRequest) requests() mcp.InputRequestMap { return mcp.InputRequestM
 // that answers a parked call resumes it; any other request runs as a new
 // parked call. It returns the upstream's result, or the input request to put
 // to the client.
-func relayed[R any](ctx context.Context, pk *parking, state string, answers mcp.InputResponseMap, call func(context.Context, *parkedCall) (R, error)) (R, *inputRequest, error) {
-	out, err, ok := pk.resume(ctx, state, answers)
+func relayed[R any](ctx context.Context, pk *parking, ss *mcp.ServerSession, state string, answers mcp.InputResponseMap, call func(context.Context, *parkedCall) (R, error)) (R, *inputRequest, error) {
+	out, err, ok := pk.resume(ctx, ss, state, answers)
 	if !ok {
-		out, err = pk.start(ctx, func(ctx context.Context, pc *parkedCall) (any, error) { return call(ctx, pc) })
+		out, err = pk.start(ctx, ss, func(ctx context.Context, pc *parkedCall) (any, error) { return call(ctx, pc) })
 	}
 	var zero R
 	if err != nil {

@@ -23,7 +23,7 @@ func TestParkedCallRoundTrip(t *testing.T) {
 		}
 		return "hello " + res.Content["name"].(string), nil
 	}
-	res, ask, err := relayed(ctx, &pk, "", nil, call)
+	res, ask, err := relayed(ctx, &pk, nil, "", nil, call)
 	if err != nil || ask == nil || res != "" {
 		t.Fatalf("first round: %q %v %v, want an input request", res, ask, err)
 	}
@@ -31,11 +31,11 @@ func TestParkedCallRoundTrip(t *testing.T) {
 		t.Fatalf("input request %+v does not carry the upstream's request and weft's state", ask)
 	}
 	answers := mcp.InputResponseMap{ask.id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}
-	res, ask2, err := relayed(ctx, &pk, ask.state, answers, call)
+	res, ask2, err := relayed(ctx, &pk, nil, ask.state, answers, call)
 	if err != nil || ask2 != nil || res != "hello Ada" {
 		t.Fatalf("retry: %q %v %v, want the call's result", res, ask2, err)
 	}
-	if _, _, err := relayed(ctx, &pk, ask.state, answers, call); err == nil || !strings.Contains(err.Error(), "ended or expired") {
+	if _, _, err := relayed(ctx, &pk, nil, ask.state, answers, call); err == nil || !strings.Contains(err.Error(), "ended or expired") {
 		t.Errorf("a second retry with the same state: %v, want it refused as ended", err)
 	}
 }
@@ -51,11 +51,11 @@ func TestParkedCallEndsWithoutAnswer(t *testing.T) {
 		ended <- err
 		return "", err
 	}
-	_, ask, err := relayed(context.Background(), &pk, "", nil, call)
+	_, ask, err := relayed(context.Background(), &pk, nil, "", nil, call)
 	if err != nil || ask == nil {
 		t.Fatalf("want an input request, got %v %v", ask, err)
 	}
-	if _, _, err := relayed(context.Background(), &pk, ask.state, mcp.InputResponseMap{}, call); err == nil {
+	if _, _, err := relayed(context.Background(), &pk, nil, ask.state, mcp.InputResponseMap{}, call); err == nil {
 		t.Errorf("a retry without the answer was accepted")
 	}
 	if err := <-ended; !errors.Is(err, context.Canceled) {
@@ -68,7 +68,7 @@ func TestParkedCallEndsWithoutAnswer(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	_, _, err = relayed(ctx, &pk, "", nil, func(ctx context.Context, pc *parkedCall) (string, error) {
+	_, _, err = relayed(ctx, &pk, nil, "", nil, func(ctx context.Context, pc *parkedCall) (string, error) {
 		close(started)
 		<-ctx.Done()
 		ended <- ctx.Err()

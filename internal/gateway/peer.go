@@ -122,11 +122,33 @@ func (p sessionPeer) ListRoots(ctx context.Context, params *mcp.ListRootsParams)
 }
 
 func (p sessionPeer) NotifyProgress(ctx context.Context, params *mcp.ProgressNotificationParams) error {
-	return p.ss.NotifyProgress(ctx, params)
+	ss, ctx, ok := p.target(ctx)
+	if !ok {
+		return nil
+	}
+	return ss.NotifyProgress(ctx, params)
 }
 
 func (p sessionPeer) Log(ctx context.Context, params *mcp.LoggingMessageParams) error {
-	return p.ss.Log(ctx, params)
+	ss, ctx, ok := p.target(ctx)
+	if !ok {
+		return nil
+	}
+	return ss.Log(ctx, params)
+}
+
+// target is where a notification for the call goes: for a parked call, the
+// client request now waiting on it (none between the client's requests:
+// nothing could deliver it); else the request that made the call.
+func (p sessionPeer) target(ctx context.Context) (*mcp.ServerSession, context.Context, bool) {
+	if p.park == nil {
+		return p.ss, ctx, true
+	}
+	w := p.park.current()
+	if w == nil {
+		return nil, nil, false
+	}
+	return w.ss, w.ctx, true
 }
 
 // logLevels remembers the level each legacy client session set, which a

@@ -45,7 +45,7 @@ func inRevision[R any](ctx context.Context, g *Gateway, peer sessionPeer, state 
 	if !peer.RelaysInputRequests() {
 		return h(withAsker(ctx, peer), peer)
 	}
-	res, ask, err := relayed(ctx, &g.parking, state, answers, func(ctx context.Context, pc *parkedCall) (R, error) {
+	res, ask, err := relayed(ctx, &g.parking, peer.ss, state, answers, func(ctx context.Context, pc *parkedCall) (R, error) {
 		peer.park = pc
 		return h(withAsker(ctx, peer), peer)
 	})

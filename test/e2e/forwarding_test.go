@@ -67,6 +67,7 @@ func newFixture() *fixture {
 	tool("block", f.block)
 	tool("sample", f.sample)
 	tool("elicit", f.elicit)
+	tool("elicit-progress", f.elicitProgress)
 	return f
 }
 
@@ -126,6 +127,24 @@ func (f *fixture) elicit(ctx context.Context, req *mcp.CallToolRequest, _ whoArg
 		return "", err
 	}
 	return "elicited " + res.Action, nil
+}
+
+// elicitProgress asks the client, then reports progress and a log message
+// under the call's token, as a long task that needs a person's go-ahead does.
+func (f *fixture) elicitProgress(ctx context.Context, req *mcp.CallToolRequest, in whoArgs) (string, error) {
+	answer, err := f.elicit(ctx, req, in)
+	if err != nil {
+		return "", err
+	}
+	if token := req.Params.GetProgressToken(); token != nil {
+		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 1}); err != nil {
+			return "", err
+		}
+	}
+	if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "after-" + in.Who}); err != nil {
+		return "", err
+	}
+	return answer, nil
 }
 
 // listener is a downstream client session with what weft relayed to it.

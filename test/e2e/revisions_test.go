@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,6 +35,7 @@ func revisionClient(seen *schemas) *mcp.Client {
 			seen.mu.Lock()
 			defer seen.mu.Unlock()
 			seen.progress = append(seen.progress, req.Params.ProgressToken)
+			seen.signal()
 		},
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			select {
@@ -45,6 +47,7 @@ func revisionClient(seen *schemas) *mcp.Client {
 			seen.mu.Lock()
 			defer seen.mu.Unlock()
 			seen.logs = append(seen.logs, fmt.Sprint(req.Params.Data))
+			seen.signal()
 		},
 	})
 	c.AddRoots(&mcp.Root{URI: "file:///tmp/e2e-root", Name: "e2e-root"})
@@ -68,7 +71,35 @@ type schemas struct {
 	all      []string
 	progress []any
 	logs     []string
-	updated  chan string // URIs of notifications/resources/updated
+	updated  chan string   // URIs of notifications/resources/updated
+	changed  chan struct{} // signalled when progress or a log message arrives
+}
+
+func newSchemas() *schemas {
+	return &schemas{updated: make(chan string, 16), changed: make(chan struct{}, 1)}
+}
+
+func (s *schemas) signal() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// await waits until done holds for what was seen (notifications are
+// handled apart from results, so they may trail the result of their call).
+func (s *schemas) await(ctx context.Context, done func(progress []any, logs []string) bool) ([]any, []string) {
+	for {
+		progress, logs := s.seen()
+		if done(progress, logs) {
+			return progress, logs
+		}
+		select {
+		case <-s.changed:
+		case <-ctx.Done():
+			return progress, logs
+		}
+	}
 }
 
 func (s *schemas) add(schema any) {
@@ -210,7 +241,7 @@ func TestRevisionMatrix(t *testing.T) {
 					e.writeConfig(t, "[tools.mcp_servers.up]\n"+up.entry+"\n")
 					ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 					defer cancel()
-					seen := &schemas{updated: make(chan string, 16)}
+					seen := newSchemas()
 					cs, url := connectFace(t, ctx, e, face, pin, seen)
 					defer cs.Close()
 					if got := cs.InitializeResult().ProtocolVersion; got != want {
@@ -331,7 +362,11 @@ func checkProgressAndLogs(t *testing.T, ctx context.Context, cs *mcp.ClientSessi
 	if _, err := cs.CallTool(ctx, progress); err != nil {
 		t.Fatal(err)
 	}
-	tokens, logs := seen.seen()
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	tokens, logs := seen.await(wait, func(progress []any, logs []string) bool {
+		return len(progress) >= 3 && slices.Contains(logs, "Tool execution completed")
+	})
 	if !strings.Contains(strings.Join(logs, "|"), "Tool execution completed") {
 		t.Errorf("log messages relayed: %q, want the tool's three", logs)
 	}
@@ -363,5 +398,39 @@ func checkSubscription(t *testing.T, ctx context.Context, cs *mcp.ClientSession,
 	}
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
 		t.Errorf("unsubscribe %s: %v", uri, err)
+	}
+}
+
+// TestParkedCallProgressReachesTheRetry: a 2026-07-28 client calls a legacy
+// server's tool that asks for input and then reports progress and a log
+// message. The client gets an input-required result, answers with its retry,
+// and the progress and log message reach it on that retry, under its own
+// token and at the level it named.
+func TestParkedCallProgressReachesTheRetry(t *testing.T) {
+	_, _, s := startForwarding(t)
+	seen := newSchemas()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := revisionClient(seen).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "fwd__elicit-progress", Arguments: map[string]any{"who": "A"}, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
+	params.SetProgressToken("parked-token")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError || !strings.Contains(resultText(res), "elicited accept") {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	wait, cancelWait := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelWait()
+	tokens, logs := seen.await(wait, func(progress []any, logs []string) bool {
+		return len(progress) >= 1 && slices.Contains(logs, "after-A")
+	})
+	if len(tokens) != 1 || tokens[0] != "parked-token" {
+		t.Errorf("progress relayed under %v, want once under the client's token", tokens)
+	}
+	if !slices.Contains(logs, "after-A") {
+		t.Errorf("log messages relayed: %q, want after-A", logs)
 	}
 }
