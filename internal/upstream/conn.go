@@ -131,9 +131,6 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 
 var errProbeTimeout = errors.New("probe timed out")
 
-// errExited is a stdio child that exited during the handshake.
-var errExited = errors.New("the command exited during the handshake")
-
 // attempt runs one connect. The session's context must outlive the handshake
 // (SSE sessions and children die with it), so the handshake is bounded by a
 // timer that cancels it rather than by a derived deadline.
@@ -172,7 +169,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		case ctx.Err() != nil:
 			return fmt.Errorf("connect %s: %w", c.cfg.Name, ctx.Err())
 		case proc != nil && proc.exited():
-			return fmt.Errorf("connect %s: %w (%v); check its stderr in weft's log", c.cfg.Name, errExited, proc.err)
+			return fmt.Errorf("connect %s: the command exited during the handshake (%v); check its stderr in weft's log", c.cfg.Name, proc.err)
 		}
 		return fmt.Errorf("connect %s: %w", c.cfg.Name, err)
 	}

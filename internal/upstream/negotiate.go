@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/weft-dev/weft/internal/config"
 )
 
@@ -36,10 +37,11 @@ func (c *Conn) handshake(ctx context.Context) error {
 	}
 	legacyErr := c.attempt(ctx, LegacyProtocolVersion, 0)
 	if legacyErr != nil {
-		if ctx.Err() != nil || (c.cfg.Type == config.TransportStdio && errors.Is(legacyErr, errExited)) {
+		var refused *jsonrpc.Error
+		if ctx.Err() != nil || !errors.As(legacyErr, &refused) {
 			return legacyErr
 		}
-		c.logger.Info("the legacy handshake failed; trying the newest protocol", "err", legacyErr)
+		c.logger.Info("the server refused the 2025-11-25 handshake; trying the newest protocol", "err", legacyErr)
 		if err := c.attempt(ctx, NewestProtocolVersion, c.opts.ProbeTimeout); err != nil {
 			return legacyErr
 		}
