@@ -26,7 +26,7 @@ type reloadRow struct {
 	DebounceMS float64 `json:"debounce_ms"`
 }
 
-// reloadDebounce is weft's wait after the last config write (SPEC G8).
+// reloadDebounce is weft's wait after the last config write.
 const reloadDebounce = 500 * time.Millisecond
 
 // reload runs scenario 5: each round adds one server to the config of a

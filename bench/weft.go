@@ -28,7 +28,7 @@ type entry struct {
 
 // writeConfig writes a weft.toml for the given upstreams atomically, as an
 // editor would, so that a running weft reloads it once. max_tools is set so
-// high that every tool is listed (SPEC G4 caps at 50 by default).
+// high that every tool is listed.
 func writeConfig(path string, entries []entry) error {
 	var b strings.Builder
 	b.WriteString("[limits]\nmax_tools = 1000000\n")

@@ -1,4 +1,4 @@
-// Command plans measures the plan executor (SPEC P3, P4) on DAG shapes and
+// Command plans measures the plan executor on DAG shapes and
 // prints a Markdown table: wall time against the critical path with a
 // sleeping in-process tool, scheduler overhead per step with a zero-time
 // tool, and checkpoint cost per step.

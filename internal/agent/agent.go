@@ -1,4 +1,4 @@
-// Package agent drives an LLM over weft's catalog (SPEC A2–A5): a ReAct loop
+// Package agent drives an LLM over weft's catalog: a ReAct loop
 // and Plan-and-Execute behind hard guard rails, with cost per step. It
 // reaches tools only through internal/toolset, so it knows nothing of the
 // hub, the gateway or the CLI.
@@ -16,13 +16,13 @@ import (
 	"github.com/weft-dev/weft/internal/toolset"
 )
 
-// Strategy names (SPEC A3).
+// Strategy names.
 const (
 	StrategyReact          = "react"
 	StrategyPlanAndExecute = "plan_and_execute"
 )
 
-// Reason says why a run ended (SPEC A4).
+// Reason says why a run ended.
 type Reason string
 
 // Termination reasons. ReplanLimit is plan_and_execute's own: a plan kept
@@ -45,7 +45,7 @@ type Limits struct {
 	MaxReplans    int           // plan_and_execute: re-plans after failures
 }
 
-// DefaultLimits are SPEC A4's defaults.
+// DefaultLimits are the agent's default guard rails.
 func DefaultLimits() Limits {
 	return Limits{MaxDepth: 10, MaxCostUSD: 1.0, StepTimeout: 60 * time.Second, NoOpThreshold: 3, MaxReplans: 2}
 }
@@ -56,7 +56,7 @@ type Options struct {
 	Tools    toolset.Caller // Describer too, when it can tell server states
 	Limits   Limits
 	// MaxTools bounds the tools offered to the LLM; the rest stay reachable
-	// through the search meta tools (SPEC G4). 0 means 50.
+	// through the search meta tools. 0 means 50.
 	MaxTools int
 	Price    Price
 	Strategy string // react (default) or plan_and_execute
@@ -148,7 +148,7 @@ type Result struct {
 	Completed int    `json:"completed_steps"`
 	Planned   int    `json:"planned_steps"`
 	Replans   int    `json:"replans,omitempty"`
-	// Message is the partial-result line of an early stop (SPEC A4).
+	// Message is the partial-result line of an early stop.
 	Message string `json:"message,omitempty"`
 	Totals  Totals `json:"totals"`
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/weft-dev/weft/internal/toolset"
 )
 
-// The meta tools that keep tools past the cap reachable (SPEC G4); the
+// The meta tools that keep tools past the cap reachable; the
 // agent serves them itself from its snapshot.
 const (
 	SearchToolName = "weft__search_tools"
@@ -25,13 +25,13 @@ const (
 
 // ItemDescriber is optionally implemented by a Caller that knows the
 // descriptions of resources and prompts (keyed by the names Describer
-// gives); the system context then shows them next to the names (SPEC A2).
+// gives); the system context then shows them next to the names.
 type ItemDescriber interface {
 	ResourceDescriptions() map[string]string
 	PromptDescriptions() map[string]string
 }
 
-// view is one iteration's snapshot of the catalog (SPEC A2): taken at the
+// view is one iteration's snapshot of the catalog: taken at the
 // start of the iteration and used for all of it, so a server added or
 // removed mid-run shows up in the next iteration, never mid-call.
 type view struct {

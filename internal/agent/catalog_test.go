@@ -13,7 +13,7 @@ import (
 	"github.com/weft-dev/weft/internal/toolset"
 )
 
-// A2: a server added while step 1's LLM call is in flight is offered from
+// A server added while step 1's LLM call is in flight is offered from
 // the next iteration on, and not before.
 func TestServerAddedMidRunAppearsNextIteration(t *testing.T) {
 	tools := newFakeTools()
@@ -43,7 +43,7 @@ func TestServerAddedMidRunAppearsNextIteration(t *testing.T) {
 	}
 }
 
-// A2: the system context names each server with its breaker state, and the
+// The system context names each server with its breaker state, and the
 // resources and prompts by name.
 func TestSystemContext(t *testing.T) {
 	a, srv := setup{limits: limits(nil)}.start(t, newFakeTools(), llmtest.Reply{Text: "ok"})
@@ -58,7 +58,7 @@ func TestSystemContext(t *testing.T) {
 	}
 }
 
-// G4 for the agent: tools past the cap are not offered directly but stay
+// For the agent: tools past the cap are not offered directly but stay
 // reachable through the meta tools.
 func TestToolCapWithMetaTools(t *testing.T) {
 	tools := newFakeTools()
@@ -86,7 +86,7 @@ func TestToolCapWithMetaTools(t *testing.T) {
 	}
 }
 
-// A5: totals are usage × price, attributed to the sender; without usage
+// Totals are usage × price, attributed to the sender; without usage
 // the tokens are estimated from characters.
 func TestCostTotals(t *testing.T) {
 	price := agent.Price{Input: 3, Output: 15}

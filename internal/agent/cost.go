@@ -116,7 +116,7 @@ func newMeter(p Price, sender string, log *slog.Logger) *meter {
 	return &meter{price: p, sender: sender, log: log, totals: Totals{BySender: map[string]float64{}}}
 }
 
-// estimate is the conservative cost of sending req (SPEC A4): its input
+// estimate is the conservative cost of sending req: its input
 // counted from characters, or from the previous request's reported tokens
 // plus what was added, whichever is more; its output as large as the
 // largest reply of the run so far (at least minOutputEstimate).

@@ -8,7 +8,7 @@ import (
 )
 
 // WritePlan has the model write a plan for task.Text without running it
-// (`weft plan create "description"`, SPEC P2). Each draft is validated
+// (`weft plan create "description"`). Each draft is validated
 // against a fresh catalog snapshot; an invalid one goes back to the model
 // with what is wrong, at most Limits.MaxReplans times. The guard rails
 // apply as in a run. plan is nil when no valid plan came: the result says

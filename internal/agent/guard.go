@@ -10,7 +10,7 @@ import (
 	"github.com/weft-dev/weft/internal/llm"
 )
 
-// No-op rules (SPEC A4): a step is a no-op when it takes no action, repeats
+// No-op rules: a step is a no-op when it takes no action, repeats
 // the previous action with the same arguments, or observes nothing or the
 // same as the previous step.
 const (
@@ -85,7 +85,7 @@ func (r *run) countNoOp(rule string) bool {
 	return r.noops >= r.a.o.Limits.NoOpThreshold
 }
 
-// overBudget is the conservative check before a step (SPEC A4): true when
+// overBudget is the conservative check before a step: true when
 // the estimated cost of sending req would exceed what is left.
 func (r *run) overBudget(req llm.Request) bool {
 	return r.meter.estimate(req) > r.meter.remaining(r.a.o.Limits.MaxCostUSD)

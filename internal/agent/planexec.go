@@ -12,7 +12,7 @@ import (
 	"github.com/weft-dev/weft/internal/toolset"
 )
 
-// PlanRunner validates and runs P1 plans for plan_and_execute (SPEC A3). The
+// PlanRunner validates and runs plans for plan_and_execute. The
 // plan engine provides it; the CLI wires it in. The agent sees plans only
 // as JSON, so it does not depend on the engine's types.
 type PlanRunner interface {

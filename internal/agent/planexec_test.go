@@ -94,7 +94,7 @@ func planReply(titles ...string) llmtest.Reply {
 	return llmtest.Reply{Text: "```json\n{\"title\":\"p\",\"steps\":[" + strings.Join(steps, ",") + "]}\n```"}
 }
 
-// A3: a failed step makes the agent re-plan the remaining work exactly
+// A failed step makes the agent re-plan the remaining work exactly
 // once, and the new plan's success completes the run.
 func TestPlanAndExecuteReplansOnceAfterFailure(t *testing.T) {
 	runner := &fakeRunner{fail: []map[int]bool{{2: true}}}
@@ -124,7 +124,7 @@ func TestPlanAndExecuteReplansOnceAfterFailure(t *testing.T) {
 	}
 }
 
-// A3/A4: re-plans are bounded; a plan that keeps failing ends the run with
+// Re-plans are bounded; a plan that keeps failing ends the run with
 // the partial-result message.
 func TestPlanAndExecuteReplanLimit(t *testing.T) {
 	runner := &fakeRunner{fail: []map[int]bool{{2: true}, {1: true}}}
@@ -169,7 +169,7 @@ func TestPlanAndExecuteWithoutRunner(t *testing.T) {
 	}
 }
 
-// P2 create: the model's draft is validated, an invalid one is sent back,
+// Create: the model's draft is validated, an invalid one is sent back,
 // and nothing runs.
 func TestWritePlan(t *testing.T) {
 	runner := &fakeRunner{}
@@ -189,7 +189,7 @@ func TestWritePlan(t *testing.T) {
 	}
 }
 
-// A4 in plan_and_execute: a plan whose steps (and the answer after them)
+// In plan_and_execute: a plan whose steps (and the answer after them)
 // would pass the depth limit is not run.
 func TestPlanAndExecuteDepthLimit(t *testing.T) {
 	runner := &fakeRunner{}

@@ -20,7 +20,7 @@ Do not repeat a call that already returned; use its result.
 const nudge = "Your reply had neither a tool call nor an answer. Call a tool, or give your final answer as text."
 
 // react runs thought → action → observation until the model answers or a
-// guard rail stops it (SPEC A3, A4).
+// guard rail stops it.
 func (r *run) react(ctx context.Context) error {
 	msgs := append(append([]llm.Message(nil), r.task.History...), llm.Message{Role: llm.RoleUser, Content: r.task.Text})
 	var guard noopGuard

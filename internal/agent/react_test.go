@@ -14,7 +14,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// A2/A3: a tool call, its observation, then the answer, over each provider.
+// A tool call, its observation, then the answer, over each provider.
 func TestTwoStepToolUsingAnswer(t *testing.T) {
 	for _, w := range wires {
 		t.Run(w.Name, func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestTwoStepToolUsingAnswer(t *testing.T) {
 	}
 }
 
-// A4: each termination reason, with the partial-result message and every
+// Each termination reason, with the partial-result message and every
 // completed step kept.
 func TestTerminationReasons(t *testing.T) {
 	cases := []struct {

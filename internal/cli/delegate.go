@@ -2,21 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
-	"github.com/weft-dev/weft/internal/agent"
-	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/delegate"
 	"github.com/weft-dev/weft/internal/gateway"
 )
-
-// delegateSender is the sender_id the fallback agent's steps are billed to.
-const delegateSender = "delegate"
 
 func (a *app) delegateCommand() *cobra.Command {
 	var req delegate.Request
@@ -24,7 +17,7 @@ func (a *app) delegateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delegate TASK",
 		Short: "Hand a task to Claude Code (weft as its MCP server), falling back to weft's own agent",
-		Long: "Runs `claude -p TASK` with weft registered as its MCP server (SPEC D1) and prints each step on stderr,\n" +
+		Long: "Runs `claude -p TASK` with weft registered as its MCP server and prints each step on stderr,\n" +
 			"then the answer on stdout. [delegation] in weft.toml sets the fallback chain, limits and timeout.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,7 +36,7 @@ func (a *app) delegateTask(ctx context.Context, req delegate.Request, jsonOut bo
 	if err != nil {
 		return err
 	}
-	r, err := a.delegateRunner(cfg, gateway.ParseDepth(os.Getenv(gateway.DelegationEnv)))
+	r, err := daemon.NewRunner(cfg, gateway.ParseDepth(os.Getenv(gateway.DelegationEnv)), a.delegateAgent)
 	if err != nil {
 		return err
 	}
@@ -58,75 +51,14 @@ func (a *app) delegateTask(ctx context.Context, req delegate.Request, jsonOut bo
 	return nil
 }
 
-// delegateRunner builds the delegation runner [delegation] describes, for a
-// weft at delegation depth depth, with weft's own agent as the "agent"
-// delegate.
-func (a *app) delegateRunner(cfg *config.Config, depth int) (*delegate.Runner, error) {
-	d := cfg.Delegation
-	return delegate.New(delegate.Config{
-		Command: d.ClaudeCommand, WeftConfig: cfg.Path, Chain: d.Fallback, AllowedTools: d.AllowedTools,
-		MaxTurns: d.MaxTurns, Timeout: d.Timeout.Std(), MaxParallel: d.MaxConcurrent, Depth: depth, MaxDepth: cfg.Security.MaxDelegationDepth,
-		FailureThreshold: d.FailureThreshold, ResetTimeout: d.ResetTimeout.Std(), Agent: a.delegateAgent,
-	})
-}
-
-// delegateAgent runs weft's own agent on task, relaying each step.
+// delegateAgent is the "agent" delegate of `weft delegate`: this process
+// runs no daemon until the chain falls back to weft's own agent, which then
+// starts one for the task.
 func (a *app) delegateAgent(ctx context.Context, task string, emit func(delegate.Event)) (string, error) {
-	s, err := a.startAgent(ctx, agentFlags{sender: delegateSender}, func(st agent.Step) {
-		if st.Thought != "" {
-			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindText, Text: st.Thought})
-		}
-		for _, act := range st.Actions {
-			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindToolUse, Tool: act.Tool, Text: string(act.Args)})
-		}
-	})
+	d, err := a.startDaemon(ctx)
 	if err != nil {
 		return "", err
 	}
-	defer s.close()
-	res, err := s.agent.Run(ctx, agent.Task{Text: task, Sender: delegateSender})
-	if err != nil {
-		return "", err
-	}
-	if res.Reason != agent.ReasonComplete {
-		return "", errors.New("the agent stopped early: " + strings.TrimSpace(string(res.Reason)+" "+res.Message))
-	}
-	emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindResult, Text: res.Answer})
-	return res.Answer, nil
-}
-
-// gatewayDelegator serves weft__delegate over a lazily built runner, so a
-// face whose config cannot delegate still starts.
-type gatewayDelegator struct {
-	a     *app
-	cfg   *config.Config
-	depth int
-
-	once sync.Once // one runner, so its slots and breaker span every call
-	r    *delegate.Runner
-	err  error
-}
-
-func (g *gatewayDelegator) runner() (*delegate.Runner, error) {
-	g.once.Do(func() { g.r, g.err = g.a.delegateRunner(g.cfg, g.depth) })
-	return g.r, g.err
-}
-
-// delegator returns the face's Delegator for cfg, in a weft at depth.
-func (a *app) delegator(cfg *config.Config, depth int) gateway.Delegator {
-	return &gatewayDelegator{a: a, cfg: cfg, depth: depth}
-}
-
-// Delegate runs one delegation for the face.
-func (g *gatewayDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (string, any, error) {
-	r, err := g.runner()
-	if err != nil {
-		return "", nil, err
-	}
-	res, err := r.Run(ctx, delegate.Request{Task: in.Task, AllowedTools: in.AllowedTools, MaxTurns: in.MaxTurns, Depth: in.Depth},
-		func(e delegate.Event) { progress(e.String()) })
-	if err != nil {
-		return "", nil, err
-	}
-	return res.Answer, res, nil
+	defer stopDaemon(d)
+	return d.RunDelegateAgent(ctx, task, emit)
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/policy"
@@ -21,8 +23,10 @@ import (
 type listing struct {
 	Source string `json:"source"` // "live" or "health-check"
 	gateway.Status
-	// Withheld are tools whose definition changed since first seen (SPEC S5).
+	// Withheld are tools whose definition changed since first seen.
 	Withheld []policy.Change `json:"withheld_tools,omitempty"`
+	// Instances are the wefts running on this config (serve only).
+	Instances []daemon.Instance `json:"instances,omitempty"`
 }
 
 func (a *app) mcpListCommand() *cobra.Command {
@@ -50,11 +54,8 @@ func (a *app) list(ctx context.Context) (listing, error) {
 	if err != nil {
 		return listing{}, err
 	}
-	if addr, ok := readServeState(cfg.Path); ok {
-		var st gateway.Status
-		if err := a.getJSON(ctx, "http://"+addr+gateway.StatusPath, &st); err == nil {
-			return listing{Source: "live weft at " + addr, Status: st}, nil
-		}
+	if l, ok := a.liveListing(ctx, cfg); ok {
+		return l, nil
 	}
 	h := a.checkHub(cfg)
 	defer h.Close(context.Background())
@@ -120,9 +121,9 @@ func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
 	if err != nil {
 		return hub.ServerDetail{}, err
 	}
-	if addr, ok := readServeState(cfg.Path); ok {
+	for _, inst := range daemon.LiveInstances(cfg.Path) {
 		var d hub.ServerDetail
-		if err := a.getJSON(ctx, "http://"+addr+gateway.ServersPath+name, &d); err == nil {
+		if err := newAdminClient(cfg, inst).getJSON(ctx, gateway.ServersPath+url.PathEscape(name), &d); err == nil {
 			return d, nil
 		}
 	}
@@ -168,25 +169,33 @@ func printNames(w io.Writer, what string, names []string) {
 	}
 }
 
-func (a *app) getJSON(ctx context.Context, url string, v any) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
+// liveListing asks the running wefts on cfg, lowest pid first, and says
+// which one answered and how many others run.
+func (a *app) liveListing(ctx context.Context, cfg *config.Config) (listing, bool) {
+	insts := daemon.LiveInstances(cfg.Path)
+	for i, inst := range insts {
+		var st gateway.Status
+		if err := newAdminClient(cfg, inst).getJSON(ctx, gateway.StatusPath, &st); err != nil {
+			continue
+		}
+		src := fmt.Sprintf("live weft at %s, pid %d", inst.Addr, inst.PID)
+		if others := liveOthers(insts, i); others != "" {
+			src += "; also running on this config: " + others
+		}
+		return listing{Source: src, Status: st, Instances: insts}, true
 	}
-	if a.adminToken != "" {
-		req.Header.Set("Authorization", "Bearer "+a.adminToken)
+	return listing{}, false
+}
+
+// liveOthers names the instances other than insts[i].
+func liveOthers(insts []daemon.Instance, i int) string {
+	var out []string
+	for j, in := range insts {
+		if j != i {
+			out = append(out, fmt.Sprintf("pid %d at %s", in.PID, in.Addr))
+		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
+	return strings.Join(out, ", ")
 }
 
 func writeJSON(w io.Writer, v any) error {

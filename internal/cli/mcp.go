@@ -3,12 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/daemon"
+	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
 )
 
@@ -90,13 +94,19 @@ func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool) error
 		a.logger.Warn(w)
 	}
 	tools := -1
-	if !noVerify {
-		if tools, err = a.probe(ctx, cfg, s); err != nil {
-			return fmt.Errorf("could not add %s: %w (nothing was written; use --no-verify to record it anyway)", s.Name, err)
+	live, err := a.onLive(cfg, func(c adminClient) error {
+		var res gateway.ChangeResult
+		err := c.do(ctx, http.MethodPost, gateway.AdminServersPath, specOf(s, noVerify), &res)
+		if err == nil && !noVerify {
+			tools = res.Status.Tools
 		}
-	}
-	if err := config.AddServer(cfg.Path, s); err != nil {
 		return err
+	})
+	if !live {
+		tools, err = a.addToFile(ctx, cfg, s, noVerify)
+	}
+	if err != nil {
+		return fmt.Errorf("could not add %s: %w (use --no-verify to record it anyway)", s.Name, err)
 	}
 	if tools >= 0 {
 		fmt.Fprintf(a.stdout, "Added MCP server '%s' with %d tools to %s\n", s.Name, tools, cfg.Path)
@@ -104,6 +114,29 @@ func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool) error
 		fmt.Fprintf(a.stdout, "Added MCP server '%s' to %s (not verified)\n", s.Name, cfg.Path)
 	}
 	return nil
+}
+
+// addToFile is mcp add with no weft running: connect once with a throwaway
+// hub (outside the file lock: npx may take a while), then record the server
+// under the lock, so concurrent adds never lose one another.
+func (a *app) addToFile(ctx context.Context, cfg *config.Config, s *config.Server, noVerify bool) (int, error) {
+	tools := -1
+	if !noVerify {
+		var err error
+		if tools, err = a.probe(ctx, cfg, s); err != nil {
+			return 0, fmt.Errorf("%w; nothing was written", err)
+		}
+	}
+	_, err := config.Change(ctx, cfg.Path, config.Txn{Edit: func(data []byte) ([]byte, error) {
+		return config.AddServerTo(data, cfg.Path, s)
+	}})
+	return tools, err
+}
+
+// specOf is s as the admin API takes it.
+func specOf(s *config.Server, noVerify bool) gateway.ServerSpec {
+	return gateway.ServerSpec{Name: s.Name, Target: s.Target, Args: s.Args, Env: s.Env, Headers: s.Headers, Type: s.Type,
+		Prefix: s.Prefix, TimeoutMS: s.TimeoutMS, NoVerify: noVerify}
 }
 
 // normalise fills in the transport from the target, as loading would.
@@ -130,7 +163,7 @@ func (a *app) probe(ctx context.Context, cfg *config.Config, s *config.Server) (
 
 // checkHub is a throwaway hub for health checks.
 func (a *app) checkHub(cfg *config.Config) *hub.Hub {
-	opts := hubOptions(cfg, a.quietLogger())
+	opts := daemon.HubOptions(cfg, a.quietLogger())
 	opts.DrainTimeout = time.Second
 	opts.Upstream.KeepAlive = 0 // a health check ends long before a ping
 	return hub.New(opts)
@@ -142,14 +175,30 @@ func (a *app) mcpRemoveCommand() *cobra.Command {
 		Short: "Remove a server from weft.toml (a running weft drains it)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := config.ResolvePath(a.configFlag)
-			if err := config.RemoveServer(path, args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "Removed MCP server '%s' from %s\n", args[0], path)
-			return nil
+			return a.mcpRemove(cmd.Context(), args[0])
 		},
 	}
+}
+
+// mcpRemove asks a running weft to remove the server (it writes the file
+// and drains it as one change), else edits the file under its lock.
+func (a *app) mcpRemove(ctx context.Context, name string) error {
+	path := config.ResolvePath(a.configFlag)
+	cfg, err := config.Load(path)
+	live := false
+	if err == nil {
+		live, err = a.onLive(cfg, func(c adminClient) error {
+			return c.do(ctx, http.MethodDelete, gateway.ServersPath+url.PathEscape(name), nil, nil)
+		})
+	}
+	if !live {
+		err = config.RemoveServer(path, name)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Removed MCP server '%s' from %s\n", name, path)
+	return nil
 }
 
 func (a *app) mcpImportCommand() *cobra.Command {
@@ -158,31 +207,46 @@ func (a *app) mcpImportCommand() *cobra.Command {
 		Short: "Import servers from a .mcp.json or Claude Desktop config into weft.toml",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			servers, err := config.Import(args[0])
-			if err != nil {
-				return err
-			}
-			cfg, err := a.loadConfig()
-			if err != nil {
-				return err
-			}
-			sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
-			var added, skipped []string
-			for _, s := range servers {
-				if _, exists := cfg.Servers[s.Name]; exists {
-					skipped = append(skipped, s.Name)
-					continue
-				}
-				if err := config.AddServer(cfg.Path, s); err != nil {
-					return err
-				}
-				added = append(added, s.Name)
-			}
-			fmt.Fprintf(a.stdout, "Imported %d servers into %s: %s\n", len(added), cfg.Path, strings.Join(added, ", "))
-			if len(skipped) > 0 {
-				fmt.Fprintf(a.stdout, "Skipped (already configured): %s\n", strings.Join(skipped, ", "))
-			}
-			return nil
+			return a.mcpImport(cmd.Context(), args[0])
 		},
 	}
+}
+
+// mcpImport records every server of file that weft.toml lacks, as one
+// change under the file's lock; a running weft applies it as an outside
+// edit.
+func (a *app) mcpImport(ctx context.Context, file string) error {
+	servers, err := config.Import(file)
+	if err != nil {
+		return err
+	}
+	path := config.ResolvePath(a.configFlag)
+	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+	var added, skipped []string
+	_, err = config.Change(ctx, path, config.Txn{Edit: func(data []byte) ([]byte, error) {
+		added, skipped = nil, nil
+		cur, err := config.LoadData(path, data)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range servers {
+			if _, exists := cur.Servers[s.Name]; exists {
+				skipped = append(skipped, s.Name)
+				continue
+			}
+			if data, err = config.AddServerTo(data, path, s); err != nil {
+				return nil, err
+			}
+			added = append(added, s.Name)
+		}
+		return data, nil
+	}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Imported %d servers into %s: %s\n", len(added), path, strings.Join(added, ", "))
+	if len(skipped) > 0 {
+		fmt.Fprintf(a.stdout, "Skipped (already configured): %s\n", strings.Join(skipped, ", "))
+	}
+	return nil
 }

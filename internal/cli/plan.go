@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/plan"
 )
 
@@ -177,23 +178,11 @@ func (a *app) planListCommand(f *planFlags) *cobra.Command {
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tTITLE\tSTEPS\tLAST RUN")
 			for _, p := range plans {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.ID, p.Title, len(p.Steps), lastRun(s, p.ID))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.ID, p.Title, len(p.Steps), daemon.LastRun(s, p.ID))
 			}
 			return tw.Flush()
 		},
 	}
-}
-
-// lastRun summarises a plan's checkpoint: "completed 4/4", "never run".
-func lastRun(s *plan.Store, id string) string {
-	cp, ok, err := s.LoadCheckpoint(id)
-	switch {
-	case err != nil:
-		return "unreadable checkpoint"
-	case !ok:
-		return "never run"
-	}
-	return fmt.Sprintf("%s, %d done, %d failed (%s)", cp.Status, len(cp.CompletedSteps), len(cp.FailedSteps), cp.UpdatedAt.Local().Format(time.DateTime))
 }
 
 func (a *app) planShowCommand(f *planFlags) *cobra.Command {
@@ -207,7 +196,7 @@ func (a *app) planShowCommand(f *planFlags) *cobra.Command {
 				return err
 			}
 			plan.Render(a.stdout, p)
-			fmt.Fprintf(a.stdout, "Last run: %s\n", lastRun(s, p.ID))
+			fmt.Fprintf(a.stdout, "Last run: %s\n", daemon.LastRun(s, p.ID))
 			return nil
 		},
 	}

@@ -16,7 +16,7 @@ import (
 // [llm] table; it says how to add one and what works without.
 var errNoLLM = errors.New(`writing a plan from a description needs an LLM: add [llm] with model (and base_url for a local server such as Ollama) to weft.toml, see docs/guides/agent.md; or write the plan as JSON and pass --from FILE`)
 
-// createFromDescription is `weft plan create "description"` (SPEC P2): the
+// createFromDescription is `weft plan create "description"`: the
 // LLM drafts the plan, it is saved, shown, and run as `--from` would run it
 // (asking `Execute? [y/n/edit]` at a terminal unless --yes).
 func (a *app) createFromDescription(cmd *cobra.Command, f *planFlags, description string, yes bool) error {

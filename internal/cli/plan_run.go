@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/toolset"
 	"golang.org/x/term"
@@ -200,12 +201,12 @@ func (a *app) validateLive(ctx context.Context, p *plan.Plan) error {
 
 // withTools starts the hub as `weft serve` does and hands fn the catalog.
 func (a *app) withTools(ctx context.Context, fn func(toolset.Caller) error) error {
-	rt, err := a.start(ctx)
+	d, err := a.startDaemon(ctx)
 	if err != nil {
 		return err
 	}
-	defer rt.stop()
-	return fn(planTools{hubTools{rt.hub}})
+	defer stopDaemon(d)
+	return fn(daemon.PlanTools{HubTools: daemon.ToolsOf(d.Hub())})
 }
 
 // execute runs (or, with cp, resumes) a plan against the live catalog,

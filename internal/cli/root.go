@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/policy"
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -29,21 +30,26 @@ type app struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	logger     *slog.Logger
-	// secrets masks configured secret values in logs and errors (SPEC S7).
+	// secrets masks configured secret values in logs and errors; it has
+	// its own lock, since a running daemon updates it on each change.
 	secrets policy.Secrets
-	// adminToken is the bearer token of the HTTP face, sent to a live weft.
-	adminToken string
 }
 
 // Main runs weft with args and returns the process exit code. Errors are
 // printed as one line on stderr.
 func Main(args []string) int {
 	tuneGC()
-	a := &app{stdout: os.Stdout, stderr: os.Stderr}
-	root := a.rootCommand()
-	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return run(ctx, args, os.Stdout, os.Stderr)
+}
+
+// run is Main with its context and output given: the CLI's tests run it
+// in-process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(a.stderr, "weft: "+a.secrets.Redact(oneLine(err)))
 		var ee exitError
@@ -101,14 +107,38 @@ func (a *app) setupLogging() error {
 	return nil
 }
 
-// loadConfig reads the configuration the flags point to.
+// loadConfig reads the configuration the flags point to. It changes
+// nothing of the app's but the (locked) secret masker.
 func (a *app) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(config.ResolvePath(a.configFlag))
 	if err == nil {
 		a.secrets.Set(policy.SecretValues(cfg, os.Getenv))
-		if cfg.Security.HTTPTokenEnv != "" {
-			a.adminToken = os.Getenv(cfg.Security.HTTPTokenEnv) // for a live weft's admin API
-		}
 	}
 	return cfg, err
+}
+
+// startDaemon loads the config and starts a daemon over it: every command
+// that runs servers (serve, mcp-server, run, chat, plan, delegate) starts
+// this way. Close it with stopDaemon.
+func (a *app) startDaemon(ctx context.Context) (*daemon.Daemon, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	d, err := daemon.New(cfg, daemon.Options{Logger: a.logger, Version: Version, Secrets: &a.secrets})
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Start(ctx); err != nil {
+		stopDaemon(d)
+		return nil, err
+	}
+	return d, nil
+}
+
+// stopDaemon drains the daemon's servers for at most shutdownGrace.
+func stopDaemon(d *daemon.Daemon) {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	d.Close(ctx)
 }

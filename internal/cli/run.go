@@ -8,16 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/agent"
-	"github.com/weft-dev/weft/internal/config"
-	"github.com/weft-dev/weft/internal/llm"
+	"github.com/weft-dev/weft/internal/daemon"
 )
 
-// newPlanRunner builds the plan engine's runner for plan_and_execute. It is
-// nil until the plan engine is wired in; the agent then explains that only
-// react is available.
-var newPlanRunner func(cfg *config.Config) agent.PlanRunner
-
-// exitPartial is the exit code of a run that stopped early (SPEC A4).
+// exitPartial is the exit code of a run that stopped early.
 const exitPartial = 2
 
 // agentFlags are the flags `weft run` and `weft chat` share.
@@ -31,67 +25,29 @@ func (f *agentFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.sender, "sender", "cli", "sender_id the cost of every step is attributed to")
 }
 
-// agentSession is a running hub with an agent over it.
+// agentSession is a running daemon with weft's agent over its hub.
 type agentSession struct {
-	rt        *runtime
-	tools     hubTools
-	agent     *agent.Agent
-	stopWatch func()
+	d     *daemon.Daemon
+	tools daemon.HubTools
+	agent *agent.Agent
 }
 
-func (s *agentSession) close() {
-	s.stopWatch()
-	s.rt.stop()
-}
+func (s *agentSession) close() { stopDaemon(s.d) }
 
-// startAgent connects the configured servers, watches the config (so a
-// server added mid-run shows up in the next iteration) and builds the agent
-// over the hub. onStep sees each step as it ends.
+// startAgent starts a daemon (which watches the config, so a server added
+// mid-run shows up in the next iteration) and builds the agent over its
+// hub. onStep sees each step as it ends.
 func (a *app) startAgent(ctx context.Context, f agentFlags, onStep func(agent.Step)) (*agentSession, error) {
-	cfg, err := a.loadConfig()
+	d, err := a.startDaemon(ctx)
 	if err != nil {
 		return nil, err
 	}
-	lc := cfg.Agent.LLM
-	provider, err := llm.New(llm.Config{Provider: lc.Provider, Model: lc.Model, BaseURL: lc.BaseURL, APIKeyEnv: lc.APIKeyEnv,
-		MaxTokens: lc.MaxTokens, MaxRetries: lc.MaxRetries})
+	ag, err := d.NewAgent(daemon.AgentOptions{Strategy: f.strategy, OnStep: onStep})
 	if err != nil {
+		stopDaemon(d)
 		return nil, err
 	}
-	price, ok := cfg.Agent.PriceOf(lc.Model)
-	if !ok {
-		a.logger.Debug("no price for this model; its steps count as free (add [prices] to change that)", "model", lc.Model)
-	}
-	strategy := f.strategy
-	if strategy == "" {
-		strategy = cfg.Agent.Planning.Strategy
-	}
-	pl := cfg.Agent.Planning
-	opts := agent.Options{
-		Provider: provider,
-		Limits: agent.Limits{MaxDepth: pl.MaxPlanningDepth, MaxCostUSD: pl.MaxPlanningCostUSD, StepTimeout: pl.PlanningStepTimeout.Std(),
-			NoOpThreshold: pl.CircuitBreakerThreshold, MaxReplans: pl.MaxReplans},
-		MaxTools: cfg.Limits.MaxTools,
-		Price:    agent.Price{Input: price.Input, Output: price.Output},
-		Strategy: strategy,
-		OnStep:   onStep,
-		Logger:   a.logger,
-	}
-	if newPlanRunner != nil {
-		opts.Plans = newPlanRunner(cfg)
-	}
-	rt, err := a.start(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tools := hubTools{rt.hub}
-	opts.Tools = tools
-	ag, err := agent.New(opts)
-	if err != nil {
-		rt.stop()
-		return nil, err
-	}
-	return &agentSession{rt: rt, tools: tools, agent: ag, stopWatch: a.startWatcher(ctx, rt)}, nil
+	return &agentSession{d: d, tools: daemon.ToolsOf(d.Hub()), agent: ag}, nil
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -100,7 +56,7 @@ func (a *app) runCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run TASK",
 		Short: "Have the agent carry out a task with the configured MCP servers' tools",
-		Long: "Runs the agent (SPEC A2–A6) on TASK and prints each thought, action and observation, then the answer.\n" +
+		Long: "Runs the agent on TASK and prints each thought, action and observation, then the answer.\n" +
 			"A run stopped by a guard rail prints what it completed and exits with code 2.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -10,58 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
-	"github.com/weft-dev/weft/internal/policy"
 )
 
 // shutdownGrace bounds how long weft drains calls when asked to stop.
 const shutdownGrace = 10 * time.Second
-
-// runtime is a started hub and face, with its config watcher.
-type runtime struct {
-	cfg *config.Config
-	hub *hub.Hub
-	gw  *gateway.Gateway
-	// pins withhold tools whose definition changed (SPEC S5).
-	pins *policy.Pins
-}
-
-// start loads the config, connects every enabled upstream in parallel and
-// builds the face.
-func (a *app) start(ctx context.Context) (*runtime, error) {
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return nil, err
-	}
-	pins, err := policy.OpenPins(policy.PinsPath(cfg.Path), cfg.Security.Pinning, a.logger)
-	if err != nil {
-		return nil, err
-	}
-	hopts := hubOptions(cfg, a.logger)
-	hopts.ToolFilter = pins.Filter
-	if cfg.Security.BlockPrivateURLs {
-		hopts.Upstream.DialControl = policy.RefusePrivateDial
-	}
-	depth := delegationDepth(&hopts)
-	h := hub.New(hopts)
-	gw := gateway.New(h, gateway.Options{Logger: a.logger, Version: Version, Plans: a.planService(h),
-		Manage:          gateway.ManageOptions{LoadConfig: a.loadConfig},
-		Delegation:      gateway.DelegationOptions{Depth: depth, Max: cfg.Security.MaxDelegationDepth},
-		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Delegate:        a.delegator(cfg, depth)})
-	res := h.Apply(ctx, cfg.Servers)
-	for name, err := range res.Failed {
-		a.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
-	}
-	return &runtime{cfg: cfg, hub: h, gw: gw, pins: pins}, nil
-}
-
-func (r *runtime) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	r.hub.Close(ctx)
-}
 
 func (a *app) serveCommand() *cobra.Command {
 	var listen string
@@ -78,15 +33,16 @@ func (a *app) serveCommand() *cobra.Command {
 }
 
 func (a *app) serve(ctx context.Context, listen string) error {
-	rt, err := a.start(ctx)
+	d, err := a.startDaemon(ctx)
 	if err != nil {
 		return err
 	}
-	defer rt.stop()
+	defer stopDaemon(d)
+	cfg := d.Config()
 	if listen == "" {
-		listen = rt.cfg.Gateway.Listen
+		listen = cfg.Gateway.Listen
 	}
-	hopts, err := httpOptions(rt.cfg, listen)
+	hopts, err := daemon.HTTPOptions(cfg, listen)
 	if err != nil {
 		return err
 	}
@@ -96,16 +52,13 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	}
 	addr := ln.Addr().String()
 	hopts.Listen = addr
-	srv := &http.Server{Handler: rt.gw.HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
-	stateFile, err := writeServeState(rt.cfg.Path, addr)
+	srv := &http.Server{Handler: d.Gateway().HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
+	unannounce, err := daemon.Announce(d.Path(), addr)
 	if err != nil {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)
 	}
-	defer removeServeState(stateFile)
-	a.announce(rt, addr)
-
-	stopWatch := a.startWatcher(ctx, rt)
-	defer stopWatch()
+	defer unannounce()
+	a.announce(d, addr)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -125,11 +78,11 @@ func (a *app) serve(ctx context.Context, listen string) error {
 
 // announce tells the user what weft serves and what to do next; the
 // "listening on" line comes last, so whoever waits for it has seen the rest.
-func (a *app) announce(rt *runtime, addr string) {
+func (a *app) announce(d *daemon.Daemon, addr string) {
 	defer fmt.Fprintf(a.stderr, "weft %s listening on http://%s%s\n", Version, addr, gateway.Endpoint)
-	servers := rt.hub.List()
+	servers := d.Hub().List()
 	if len(servers) == 0 {
-		fmt.Fprintf(a.stderr, "No MCP servers configured yet (config: %s). Add one, and this weft picks it up:\n", rt.cfg.Path)
+		fmt.Fprintf(a.stderr, "No MCP servers configured yet (config: %s). Add one, and this weft picks it up:\n", d.Path())
 		fmt.Fprintln(a.stderr, "  weft mcp add everything npx -- -y @modelcontextprotocol/server-everything")
 		return
 	}
@@ -139,7 +92,7 @@ func (a *app) announce(rt *runtime, addr string) {
 			active++
 		}
 	}
-	fmt.Fprintf(a.stderr, "%d of %d MCP servers active, %d tools (config: %s)\n", active, len(servers), len(rt.hub.Catalog().Tools), rt.cfg.Path)
+	fmt.Fprintf(a.stderr, "%d of %d MCP servers active, %d tools (config: %s)\n", active, len(servers), len(d.Hub().Catalog().Tools), d.Path())
 }
 
 func (a *app) mcpServerCommand() *cobra.Command {
@@ -148,14 +101,12 @@ func (a *app) mcpServerCommand() *cobra.Command {
 		Short: "Serve the gateway over stdio, for an MCP client that launches weft",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rt, err := a.start(cmd.Context())
+			d, err := a.startDaemon(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer rt.stop()
-			stopWatch := a.startWatcher(cmd.Context(), rt)
-			defer stopWatch()
-			err = rt.gw.ServeStdio(cmd.Context())
+			defer stopDaemon(d)
+			err = d.Gateway().ServeStdio(cmd.Context())
 			if err != nil && cmd.Context().Err() == nil && !errors.Is(err, context.Canceled) {
 				return fmt.Errorf("stdio session: %w", err)
 			}

@@ -3,7 +3,7 @@ package config
 import "strings"
 
 // aiDeniedEnv are environment variables that make an ordinary program run
-// code of the setter's choosing; an AI may not set them (SPEC S3).
+// code of the setter's choosing; an AI may not set them.
 var aiDeniedEnv = []string{
 	"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "NODE_OPTIONS", "NODE_PATH",
 	"PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
@@ -11,7 +11,7 @@ var aiDeniedEnv = []string{
 }
 
 // ValidateFromAI applies Validate with the stricter rules for a server an AI
-// asks to add through mcp_manage (SPEC S1, S3): no inline code for a shell or
+// asks to add through mcp_manage: no inline code for a shell or
 // interpreter, no ${VAR} references (they would hand weft's own secrets to
 // the new server), no variables that inject code (LD_PRELOAD, NODE_OPTIONS,
 // …), and no inherit_env.

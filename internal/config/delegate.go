@@ -2,7 +2,7 @@ package config
 
 import "time"
 
-// Delegation defaults (SPEC D1); the depth limit is security.max_delegation_depth (S9).
+// Delegation defaults; the depth limit is security.max_delegation_depth.
 const (
 	DefaultDelegationTimeout     = 10 * time.Minute
 	DefaultDelegationMaxTurns    = 10
@@ -13,7 +13,7 @@ const (
 )
 
 // Delegation is the [delegation] table: how weft hands tasks to Claude Code
-// and its fallbacks (SPEC D1).
+// and its fallbacks.
 type Delegation struct {
 	// ClaudeCommand is the Claude Code binary (default "claude" from PATH).
 	ClaudeCommand string `toml:"claude_command"`

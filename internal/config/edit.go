@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// Edits to weft.toml are minimal (SPEC G6): the file is cut into line-aligned
+// Edits to weft.toml are minimal: the file is cut into line-aligned
 // segments, one per top-level expression (table header, key = value, or
 // comment line, each with the blank lines that follow it), and only the
 // segments of the server being changed are touched. Everything else is kept
@@ -100,48 +99,45 @@ func hasPrefix(path, prefix []string) bool {
 	return len(path) >= len(prefix) && slices.Equal(path[:len(prefix)], prefix)
 }
 
-// readForEdit reads the file an edit applies to, and the mode to keep.
-func readForEdit(path string) (data []byte, mode fs.FileMode, exists bool, err error) {
-	data, err = os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, 0o600, false, nil
-	case err != nil:
-		return nil, 0, false, fmt.Errorf("cannot read %s: %v; check the path and its permissions", path, pathErr(err))
-	}
-	mode = 0o600
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
+// parsesForEdit refuses to edit content that does not parse: an edit must
+// never turn a broken file into a differently broken one.
+func parsesForEdit(data []byte, path string) error {
 	if _, err := parse(data, path); err != nil {
-		return nil, 0, false, fmt.Errorf("refusing to edit a file that does not parse: %w", err)
+		return fmt.Errorf("refusing to edit a file that does not parse: %w", err)
 	}
-	return data, mode, true, nil
+	return nil
 }
 
 // AddServer appends a [tools.mcp_servers.NAME] table for s to the weft.toml
-// at path, creating the file (0600, in a 0700 directory) if needed. The rest
-// of the file, comments included, is kept byte for byte. It fails if the file
-// already defines a server of that name, or if s is invalid (no DNS lookups
-// are made; call Validate for the S2 address checks).
+// at path, creating the file (0600, in a 0700 directory) if needed, under the
+// file's cross-process lock. The rest of the file, comments included, is kept
+// byte for byte. It fails if the file already defines a server of that name,
+// or if s is invalid (no DNS lookups are made; call Validate for the address
+// checks).
 func AddServer(path string, s *Server) error {
+	return editFile(path, func(data []byte) ([]byte, error) { return AddServerTo(data, path, s) })
+}
+
+// AddServerTo returns data (the content of the weft.toml at path) with a
+// [tools.mcp_servers.NAME] table for s appended. The error wraps
+// ErrServerExists when the file already defines that name.
+func AddServerTo(data []byte, path string, s *Server) ([]byte, error) {
 	if s == nil {
-		return errors.New("no server to add")
+		return nil, errors.New("no server to add")
 	}
 	noLookup := func(context.Context, string) ([]net.IP, error) { return nil, nil }
 	if _, err := s.Validate(ValidateOptions{Resolve: noLookup}); err != nil {
-		return err
+		return nil, err
 	}
-	data, mode, exists, err := readForEdit(path)
-	if err != nil {
-		return err
+	if err := parsesForEdit(data, path); err != nil {
+		return nil, err
 	}
 	if cfg, _ := parse(data, path); cfg.Servers[s.Name] != nil {
-		return fmt.Errorf("server %q already exists in %s; remove it first or choose another name", s.Name, path)
+		return nil, fmt.Errorf("server %q %w in %s; remove it first or choose another name", s.Name, ErrServerExists, path)
 	}
 	text, err := renderServer(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	crlf := bytes.Contains(data, []byte("\r\n"))
 	nl := []byte("\n")
@@ -149,7 +145,7 @@ func AddServer(path string, s *Server) error {
 		nl = []byte("\r\n")
 		text = string(bytes.ReplaceAll([]byte(text), []byte("\n"), nl))
 	}
-	out := slices.Clip(data)
+	out := slices.Clone(data)
 	if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
 		out = append(out, nl...)
 	}
@@ -159,43 +155,44 @@ func AddServer(path string, s *Server) error {
 	out = append(out, text...)
 	cfg, err := parse(out, path)
 	if err != nil || cfg.Servers[s.Name] == nil || cfg.Servers[s.Name].Target != s.Target {
-		return fmt.Errorf("cannot add server %q to %s: the file's layout does not allow appending a [tools.mcp_servers.%s] table (%v); add it by hand", s.Name, path, tomlKey(s.Name), err)
+		return nil, fmt.Errorf("cannot add server %q to %s: the file's layout does not allow appending a [tools.mcp_servers.%s] table (%v); add it by hand", s.Name, path, tomlKey(s.Name), err)
 	}
-	if !exists {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return fmt.Errorf("cannot create %s: %v; check the permissions of its parent", filepath.Dir(path), pathErr(err))
-		}
-	}
-	return WriteFileAtomic(path, out, mode)
+	return out, nil
 }
 
-// RemoveServer deletes server name from the weft.toml at path: its table,
-// its sub-tables (such as [tools.mcp_servers.NAME.env]), any other line that
-// sets a key under it, and the comment lines directly above its table when a
-// blank line sets them apart from what precedes them. Everything else is kept
-// byte for byte.
+// RemoveServer deletes server name from the weft.toml at path, under the
+// file's cross-process lock (see RemoveServerFrom).
 func RemoveServer(path, name string) error {
-	data, mode, exists, err := readForEdit(path)
-	if err != nil {
-		return err
+	return editFile(path, func(data []byte) ([]byte, error) { return RemoveServerFrom(data, path, name) })
+}
+
+// RemoveServerFrom returns data (the content of the weft.toml at path)
+// without server name: its table, its sub-tables (such as
+// [tools.mcp_servers.NAME.env]), any other line that sets a key under it, and
+// the comment lines directly above its table when a blank line sets them
+// apart from what precedes them. Everything else is kept byte for byte. The
+// error wraps ErrServerNotFound when the file does not define name.
+func RemoveServerFrom(data []byte, path, name string) ([]byte, error) {
+	if err := parsesForEdit(data, path); err != nil {
+		return nil, err
 	}
 	var out []byte
 	found := false
-	if exists {
+	if len(data) > 0 {
 		segs, err := scanSegments(data)
 		if err != nil {
-			return fmt.Errorf("refusing to edit %s: %v; fix the TOML first", path, err)
+			return nil, fmt.Errorf("refusing to edit %s: %v; fix the TOML first", path, err)
 		}
 		out, found = removeServer(data, segs, name)
 	}
 	if !found {
-		return fmt.Errorf("server %q not found in %s; weft mcp list shows where each server comes from", name, path)
+		return nil, fmt.Errorf("server %q %w in %s; weft mcp list shows where each server comes from", name, ErrServerNotFound, path)
 	}
 	cfg, err := parse(out, path)
 	if err != nil || cfg.Servers[name] != nil {
-		return fmt.Errorf("cannot remove server %q from %s cleanly (%v); remove it by hand", name, path, err)
+		return nil, fmt.Errorf("cannot remove server %q from %s cleanly (%v); remove it by hand", name, path, err)
 	}
-	return WriteFileAtomic(path, out, mode)
+	return out, nil
 }
 
 // removeServer returns data without the segments of server name.
@@ -272,17 +269,22 @@ func endsWithBlankLine(t []byte) bool {
 // table header). The server must be defined as a [tools.mcp_servers.NAME]
 // table.
 func SetServerEnabled(path, name string, enabled bool) error {
-	data, mode, exists, err := readForEdit(path)
-	if err != nil {
-		return err
+	return editFile(path, func(data []byte) ([]byte, error) { return SetServerEnabledIn(data, path, name, enabled) })
+}
+
+// SetServerEnabledIn returns data (the content of the weft.toml at path)
+// with enabled = true|false set on server name.
+func SetServerEnabledIn(data []byte, path, name string, enabled bool) ([]byte, error) {
+	if err := parsesForEdit(data, path); err != nil {
+		return nil, err
 	}
 	cfg, _ := parse(data, path)
-	if !exists || cfg.Servers[name] == nil {
-		return fmt.Errorf("server %q not found in %s; weft mcp list shows where each server comes from", name, path)
+	if cfg == nil || cfg.Servers[name] == nil {
+		return nil, fmt.Errorf("server %q %w in %s; weft mcp list shows where each server comes from", name, ErrServerNotFound, path)
 	}
 	segs, err := scanSegments(data)
 	if err != nil {
-		return fmt.Errorf("refusing to edit %s: %v; fix the TOML first", path, err)
+		return nil, fmt.Errorf("refusing to edit %s: %v; fix the TOML first", path, err)
 	}
 	val := "false"
 	if enabled {
@@ -315,13 +317,13 @@ func SetServerEnabled(path, name string, enabled bool) error {
 		}
 	}
 	if out == nil {
-		return fmt.Errorf("server %q in %s is not written as a [tools.mcp_servers.%s] table; set enabled by hand", name, path, tomlKey(name))
+		return nil, fmt.Errorf("server %q in %s is not written as a [tools.mcp_servers.%s] table; set enabled by hand", name, path, tomlKey(name))
 	}
 	cfg, err = parse(out, path)
 	if err != nil || cfg.Servers[name] == nil || cfg.Servers[name].IsEnabled() != enabled {
-		return fmt.Errorf("cannot set enabled on server %q in %s cleanly (%v); edit it by hand", name, path, err)
+		return nil, fmt.Errorf("cannot set enabled on server %q in %s cleanly (%v); edit it by hand", name, path, err)
 	}
-	return WriteFileAtomic(path, out, mode)
+	return out, nil
 }
 
 // WriteFileAtomic replaces path with data: it writes a temporary file in the

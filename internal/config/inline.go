@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// This file holds the stricter check of SPEC S1 for servers an AI adds: no
+// This file holds the stricter check for servers an AI adds: no
 // shell or interpreter given inline code. It looks through common launchers
 // (env, npx, uvx, uv run, timeout, ...) to the program they start. When it
 // cannot tell whether an argument belongs to the interpreter or to the

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Agent defaults (SPEC A4).
+// Agent defaults.
 const (
 	StrategyReact          = "react"
 	StrategyPlanAndExecute = "plan_and_execute"
@@ -21,7 +21,7 @@ const (
 	defaultPlanningStrategy = StrategyReact
 )
 
-// LLM is the [llm] table: which chat model the agent drives (SPEC A1).
+// LLM is the [llm] table: which chat model the agent drives.
 type LLM struct {
 	// Provider is openai (any OpenAI-compatible server) or anthropic.
 	Provider string `toml:"provider"`
@@ -38,7 +38,7 @@ type LLM struct {
 }
 
 // Planning is the [router.planning] table: the agent's strategy and guard
-// rails (SPEC A3, A4).
+// rails.
 type Planning struct {
 	Strategy                string   `toml:"strategy"`
 	MaxPlanningDepth        int      `toml:"max_planning_depth"`

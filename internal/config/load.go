@@ -52,7 +52,7 @@ var knownKeys = map[string]string{
 	"delegation": delegationKeys,
 }
 
-// ResolvePath finds weft.toml (SPEC G6): the --config value if non-empty,
+// ResolvePath finds weft.toml: the --config value if non-empty,
 // else $WEFT_CONFIG, else ./weft.toml if it exists, else ~/.weft/weft.toml
 // (returned even when missing).
 func ResolvePath(explicit string) string {
@@ -104,6 +104,13 @@ func Load(path string) (*Config, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("cannot read config %s: %v; check the path and its permissions", path, pathErr(err))
 	}
+	return LoadData(path, data)
+}
+
+// LoadData is Load with the content of the weft.toml at path already read
+// (nil for a missing file): a config change validates the edited content
+// before it is written.
+func LoadData(path string, data []byte) (*Config, error) {
 	cfg, err := parse(data, path)
 	if err != nil {
 		return nil, err

@@ -324,7 +324,7 @@ func TestMCPJSONPaths(t *testing.T) {
 	}
 }
 
-// TestLoadMaxDelegationDepth covers SPEC S9's setting: default 3, a set
+// TestLoadMaxDelegationDepth checks security.max_delegation_depth: default 3, a set
 // value kept, a negative one refused.
 func TestLoadMaxDelegationDepth(t *testing.T) {
 	dir := t.TempDir()

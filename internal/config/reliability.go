@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Reliability defaults (SPEC R1, R2, R4, G7).
+// Reliability defaults.
 const (
 	DefaultFailureThreshold   = 3
 	DefaultResetTimeout       = 5 * time.Minute

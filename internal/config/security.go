@@ -1,7 +1,7 @@
 package config
 
 // DefaultMaxDelegationDepth is how many hops of weft → … → weft a call may
-// take before it is refused (SPEC S9).
+// take before it is refused.
 const DefaultMaxDelegationDepth = 3
 
 // applySecurityLimits copies the delegation limit of [security], with its

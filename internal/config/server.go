@@ -13,12 +13,12 @@ import (
 )
 
 // RedactedValue replaces secret values (env and header values) wherever a
-// server is shown (SPEC S7).
+// server is shown.
 const RedactedValue = "***"
 
 // Transport returns the server's effective transport: its explicit type if
 // set, otherwise http for an http:// or https:// target and stdio for
-// anything else (SPEC G1).
+// anything else.
 func (s *Server) Transport() string {
 	if s.Type != "" {
 		return s.Type
@@ -26,7 +26,7 @@ func (s *Server) Transport() string {
 	return inferType(s.Target)
 }
 
-// inferType applies the SPEC G1 inference rule to a target.
+// inferType applies the inference rule to a target.
 func inferType(target string) string {
 	t := strings.ToLower(strings.TrimSpace(target))
 	if strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://") {
@@ -60,7 +60,7 @@ func (s *Server) Timeout() time.Duration {
 }
 
 // ExpandedEnv returns the server's env with ${VAR} (and ${VAR:-default}) in
-// each value replaced through getenv. Call it at connect time (SPEC G6).
+// each value replaced through getenv. Call it at connect time.
 func (s *Server) ExpandedEnv(getenv func(string) string) map[string]string {
 	return expandMap(s.Env, getenv)
 }
@@ -139,7 +139,7 @@ func (s *Server) Clone() *Server {
 }
 
 // Redacted returns a copy safe to show or log: every env and header value is
-// replaced by "***", and a password in a URL target is masked (SPEC S7).
+// replaced by "***", and a password in a URL target is masked.
 func (s *Server) Redacted() *Server {
 	c := s.Clone()
 	if c == nil {
@@ -161,7 +161,7 @@ func (s *Server) Redacted() *Server {
 // Fingerprint returns a stable hash of every connection-relevant field
 // (target, args, env, cwd, transport, headers, timeout, protocol version,
 // inherit_env, prefix, tool filters). Two entries with the same fingerprint
-// can share one running connection, so a hot reload leaves them alone (G8).
+// can share one running connection, so a hot reload leaves them alone.
 func (s *Server) Fingerprint() string {
 	type fp struct {
 		Target          string            `json:"t"`

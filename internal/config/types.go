@@ -4,7 +4,7 @@ package config
 
 import "time"
 
-// Transport kinds an upstream can use (SPEC G1).
+// Transport kinds an upstream can use.
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http"
@@ -22,14 +22,14 @@ const (
 	DefaultAutonomy        = AutonomySupervised
 )
 
-// Autonomy levels for servers managed by an AI through mcp_manage (SPEC S3).
+// Autonomy levels for servers managed by an AI through mcp_manage.
 const (
 	AutonomyReadOnly   = "read_only"
 	AutonomySupervised = "supervised"
 	AutonomyFull       = "full"
 )
 
-// Pinning modes for tool definitions (SPEC S5). The empty string means strict.
+// Pinning modes for tool definitions. The empty string means strict.
 const (
 	PinningStrict = "strict"
 	PinningWarn   = "warn"
@@ -47,9 +47,9 @@ type Config struct {
 	// Servers holds every upstream by name: weft.toml entries, plus .mcp.json
 	// entries whose names weft.toml does not use.
 	Servers map[string]*Server
-	// Agent holds [llm], [router.planning] and [prices] (SPEC A1, A4, A5).
+	// Agent holds [llm], [router.planning] and [prices].
 	Agent Agent
-	// Delegation holds [delegation] (SPEC D1).
+	// Delegation holds [delegation].
 	Delegation Delegation
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
@@ -66,27 +66,27 @@ type Gateway struct {
 type Limits struct {
 	MaxTools        int `toml:"max_tools"`
 	MaxMessageBytes int `toml:"max_message_bytes"`
-	// MaxConcurrentCalls bounds calls in flight across all servers (SPEC R2).
+	// MaxConcurrentCalls bounds calls in flight across all servers.
 	MaxConcurrentCalls int `toml:"max_concurrent_calls"`
-	// DrainTimeout bounds the wait for in-flight calls on remove (SPEC G7).
+	// DrainTimeout bounds the wait for in-flight calls on remove.
 	DrainTimeout Duration `toml:"drain_timeout"`
 	// PingInterval is how often each upstream is pinged to detect a hung
-	// connection (SPEC R4).
+	// connection.
 	PingInterval Duration `toml:"ping_interval"`
 }
 
 // Security holds the [security] table.
 type Security struct {
 	BlockPrivateURLs bool `toml:"block_private_urls"`
-	// Autonomy is read_only, supervised (default) or full (SPEC S3).
+	// Autonomy is read_only, supervised (default) or full.
 	Autonomy string `toml:"autonomy"`
-	// Pinning is strict (default) or warn (SPEC S5).
+	// Pinning is strict (default) or warn.
 	Pinning string `toml:"pinning"`
 	// HTTPTokenEnv names the environment variable holding the bearer token
-	// required when the HTTP face binds a non-loopback address (SPEC S6).
+	// required when the HTTP face binds a non-loopback address.
 	HTTPTokenEnv string `toml:"http_token_env"`
 	// MaxDelegationDepth refuses a call that has already passed through this
-	// many wefts (SPEC S9; default 3).
+	// many wefts (default 3).
 	MaxDelegationDepth int `toml:"max_delegation_depth"`
 }
 

@@ -30,21 +30,21 @@ func invalidf(format string, args ...any) error {
 
 // ValidateOptions tunes Server.Validate.
 type ValidateOptions struct {
-	// BlockPrivateURLs turns the private-address warning of SPEC S2 into an
+	// BlockPrivateURLs turns the private-address warning of into an
 	// error (security.block_private_urls).
 	BlockPrivateURLs bool
 	// FromAI holds the entry to the stricter rules for servers an AI asks to
-	// add (SPEC S1, S3): no shell or interpreter given inline code.
+	// add: no shell or interpreter given inline code.
 	FromAI bool
 	// Resolve looks up a URL host; nil means net.DefaultResolver. Lookups are
 	// bounded by two seconds, and a failed lookup is only a warning.
 	Resolve func(ctx context.Context, host string) ([]net.IP, error)
 }
 
-// resolveTimeout bounds the host lookup of SPEC S2.
+// resolveTimeout bounds the host lookup of.
 const resolveTimeout = 2 * time.Second
 
-// shellMeta are the characters a stdio target or argument may not hold (S1).
+// shellMeta are the characters a stdio target or argument may not hold.
 const shellMeta = ";|&`$><\n\r\x00"
 
 var (
@@ -56,8 +56,8 @@ var (
 // characters of A–Z a–z 0–9 _ -.
 func ValidName(name string) bool { return nameRE.MatchString(name) }
 
-// Validate checks the entry against SPEC S1 (commands) and S2 (URLs) and the
-// rules of G6. It returns warnings for things that are allowed but worth
+// Validate checks the entry against the rules for commands and URLs and the
+// rules for entries. It returns warnings for things that are allowed but worth
 // knowing, and an error wrapping ErrInvalid for the first thing that is wrong.
 func (s *Server) Validate(opts ValidateOptions) (warnings []string, err error) {
 	if !ValidName(s.Name) {
@@ -131,7 +131,7 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-// validateStdio applies SPEC S1.
+// validateStdio applies.
 func (s *Server) validateStdio(opts ValidateOptions) ([]string, error) {
 	var warnings []string
 	target := s.Target
@@ -163,7 +163,7 @@ func (s *Server) validateStdio(opts ValidateOptions) ([]string, error) {
 	return warnings, nil
 }
 
-// validateURL applies SPEC S2.
+// validateURL applies.
 func (s *Server) validateURL(typ string, opts ValidateOptions) ([]string, error) {
 	target := strings.TrimSpace(s.Target)
 	if target == "" {
@@ -246,7 +246,7 @@ func (s *Server) checkHost(host string, opts ValidateOptions) ([]string, error) 
 }
 
 // IsPrivateIP reports whether ip is loopback, private (RFC 1918, IPv6 ULA),
-// link-local, CGNAT (100.64.0.0/10) or unspecified: the addresses SPEC S2
+// link-local, CGNAT (100.64.0.0/10) or unspecified: the addresses
 // warns about. Transports can use it to re-check the address they dial.
 func IsPrivateIP(ip net.IP) bool {
 	a, ok := netip.AddrFromSlice(ip)

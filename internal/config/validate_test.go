@@ -12,7 +12,7 @@ func stdio(target string, args ...string) *Server {
 	return &Server{Name: "x", Target: target, Args: args}
 }
 
-// TestS1CommandRejections covers SPEC S1 for every server, human or AI.
+// TestS1CommandRejections checks for every server, human or AI.
 func TestS1CommandRejections(t *testing.T) {
 	tests := []struct {
 		name string
@@ -202,7 +202,7 @@ func (f fakeResolver) resolve(_ context.Context, host string) ([]net.IP, error) 
 	return ips, nil
 }
 
-// TestS2URLs covers SPEC S2 with and without security.block_private_urls.
+// TestS2URLs checks with and without security.block_private_urls.
 func TestS2URLs(t *testing.T) {
 	dns := fakeResolver{
 		"localhost":      {"127.0.0.1"},

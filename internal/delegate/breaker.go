@@ -6,7 +6,7 @@ import (
 )
 
 // breaker opens after threshold consecutive failures and lets one trial
-// through once reset has passed (SPEC R1, applied to delegations).
+// through once reset has passed (the same rule as the hub's breaker, applied to delegations).
 type breaker struct {
 	threshold int
 	reset     time.Duration

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// maxLine bounds one stream-json line (SPEC S10's default message limit).
+// maxLine bounds one stream-json line (the default message limit).
 const maxLine = 16 << 20
 
 // claudeRun is one Claude Code delegation.

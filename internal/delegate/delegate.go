@@ -1,7 +1,7 @@
-// Package delegate hands a task to another agent (SPEC D1): Claude Code run
+// Package delegate hands a task to another agent: Claude Code run
 // as `claude -p` with weft as its MCP server, falling back to weft's own
 // agent, under a concurrency limit, a breaker, a timeout and the delegation
-// depth limit (SPEC S9).
+// depth limit.
 package delegate
 
 import (
@@ -18,7 +18,7 @@ const (
 	Agent  = "agent"  // weft's own agent
 )
 
-// MinTurns is the fewest turns a Claude Code delegation gets (D1).
+// MinTurns is the fewest turns a Claude Code delegation gets.
 const MinTurns = 3
 
 // AgentFunc runs weft's own agent on a task, relaying its steps.
@@ -36,7 +36,7 @@ type Config struct {
 	MaxTurns     int           // --max-turns when a request names none (at least MinTurns)
 	Timeout      time.Duration // per attempt; 0: none
 	MaxParallel  int           // delegations at once; 0: 1
-	Depth        int           // this weft's delegation depth, read at start-up (S9)
+	Depth        int           // this weft's delegation depth, read at start-up
 	MaxDepth     int           // security.max_delegation_depth; 0: DefaultMaxDepth
 	// FailureThreshold consecutive failed delegations open the breaker for
 	// ResetTimeout; 0 disables it.
@@ -57,7 +57,7 @@ type Request struct {
 	Task         string
 	AllowedTools []string // Claude Code tool patterns, e.g. mcp__weft__*
 	MaxTurns     int
-	// Depth is the caller's in-band delegation depth (S9), when it has one.
+	// Depth is the caller's in-band delegation depth, when it has one.
 	Depth int
 }
 

@@ -2,7 +2,7 @@ package delegate
 
 import "fmt"
 
-// DepthEnv carries the delegation depth to every child weft starts (SPEC S9);
+// DepthEnv carries the delegation depth to every child weft starts;
 // it is the same variable the face reads at start-up.
 const DepthEnv = "WEFT_DELEGATION_DEPTH"
 
@@ -10,7 +10,7 @@ const DepthEnv = "WEFT_DELEGATION_DEPTH"
 const DefaultMaxDepth = 3
 
 // nextDepth returns the depth a delegate started at depth gets, refusing
-// when depth has reached max, the rule S9 applies to forwarded calls too.
+// when depth has reached max, the depth rule applies to forwarded calls too.
 func nextDepth(depth, max int) (int, error) {
 	if max <= 0 {
 		max = DefaultMaxDepth

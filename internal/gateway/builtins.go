@@ -25,7 +25,7 @@ type foundTool struct {
 }
 
 // addBuiltins registers the meta tools that keep tools past the cap
-// reachable (SPEC G4).
+// reachable.
 func (g *Gateway) addBuiltins() {
 	g.server.AddTool(&mcp.Tool{
 		Name:        searchToolName,

@@ -17,8 +17,8 @@ import (
 // an mcp_manage approval request; no answer means no.
 const DefaultApprovalTimeout = 5 * time.Minute
 
-// ErrNotApproved is wrapped by every refusal of the supervised consent flow
-// (SPEC S3): declined, cancelled, unanswered, or no elicitation support.
+// ErrNotApproved is wrapped by every refusal of the supervised consent flow:
+// declined, cancelled, unanswered, or no elicitation support.
 var ErrNotApproved = errors.New("not approved")
 
 // askApproval asks the human behind the session, through an MCP elicitation

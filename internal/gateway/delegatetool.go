@@ -8,7 +8,7 @@ import (
 )
 
 // delegateToolName is the built-in tool that hands a task to Claude Code or
-// weft's own agent (SPEC D1).
+// weft's own agent.
 const delegateToolName = "weft__delegate"
 
 // Delegator runs delegations for the delegate tool. The CLI supplies it over
@@ -24,7 +24,7 @@ type DelegateArgs struct {
 	Task         string   `json:"task"`
 	AllowedTools []string `json:"allowed_tools,omitempty"`
 	MaxTurns     int      `json:"max_turns,omitempty"`
-	// Depth is the caller's in-band delegation depth (_meta, SPEC S9).
+	// Depth is the caller's in-band delegation depth (_meta).
 	Depth int `json:"-"`
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // Delegation depth travels in-band in a forwarded call's _meta and
-// out-of-band in the environment of every child weft starts (SPEC S9).
+// out-of-band in the environment of every child weft starts.
 const (
 	DelegationMetaKey = "weft/delegation-depth"
 	DelegationEnv     = "WEFT_DELEGATION_DEPTH"

@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestDelegateInBandAndEnvDepth covers SPEC S9: the deeper of the in-band
+// TestDelegateInBandAndEnvDepth: the deeper of the in-band
 // and environment depths counts; forwarding adds one hop; the limit refuses.
 func TestDelegateInBandAndEnvDepth(t *testing.T) {
 	cases := []struct {

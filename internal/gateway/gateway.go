@@ -30,11 +30,11 @@ type Options struct {
 	Plans Plans
 	// HTTP hardens the Streamable HTTP face (Host, Origin, token, body).
 	HTTP HTTPOptions
-	// Manage configures the mcp_manage built-in (SPEC S3).
+	// Manage configures the mcp_manage built-in.
 	Manage ManageOptions
-	// MaxMessageBytes bounds one message from a stdio client (SPEC S10).
+	// MaxMessageBytes bounds one message from a stdio client.
 	MaxMessageBytes int
-	// Delegation bounds weft → … → weft chains (SPEC S9).
+	// Delegation bounds weft → … → weft chains.
 	Delegation DelegationOptions
 	// Delegate backs weft__delegate (delegatetool.go); nil: it says
 	// delegation is unavailable.

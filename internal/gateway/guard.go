@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-// HTTPOptions harden the HTTP face (SPEC S6, S10).
+// HTTPOptions harden the HTTP face.
 type HTTPOptions struct {
 	// Listen is the address weft is bound to; its host is accepted as a Host
 	// header along with the loopback names.
@@ -148,8 +148,8 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64) bool {
 	return true
 }
 
-// CheckMessage returns why a JSON-RPC message is refused, or "": a batch
-// (SPEC S10), or an object holding two keys that differ only in case, which
+// CheckMessage returns why a JSON-RPC message is refused, or "": a batch,
+// or an object holding two keys that differ only in case, which
 // case-insensitive decoders would read differently from weft.
 func CheckMessage(body []byte) string {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")

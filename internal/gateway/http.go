@@ -42,6 +42,8 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux.Handle(Endpoint, g.byRevision(mcpHandler, opts))
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
+	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
+	mux.HandleFunc("DELETE "+ServersPath+"{name}", g.serveRemoveServer)
 	return guard(mux, o)
 }
 
@@ -63,6 +65,7 @@ func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
 			st.Hidden = append(st.Hidden, t.Name)
 		}
 	}
+	g.setConfigETag(w)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(st)
 }

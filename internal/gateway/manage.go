@@ -11,16 +11,48 @@ import (
 	"github.com/weft-dev/weft/internal/hub"
 )
 
-// ManageToolName is the built-in tool that lets an AI manage servers (SPEC
-// S3, G11).
+// ManageToolName is the built-in tool that lets an AI manage servers.
 const ManageToolName = "mcp_manage"
+
+// ErrNotConnected is matched by the error of a change whose server could
+// not connect (the change was undone and nothing was written).
+var ErrNotConnected = errors.New("could not connect")
+
+// Manager changes the servers weft runs together with its config file, as
+// one transaction (internal/daemon implements it). mcp_manage and the admin
+// API use it.
+type Manager interface {
+	// Config is the config last applied; callers must not modify it.
+	Config() *config.Config
+	// ConfigHash is weft.toml's content hash as last applied.
+	ConfigHash() string
+	// AddServer connects s and records it; one that cannot connect is not
+	// recorded (unless NoVerify).
+	AddServer(ctx context.Context, s *config.Server, o ChangeOptions) (ChangeResult, error)
+	// EnableServer starts a configured, disabled server and records it.
+	EnableServer(ctx context.Context, name string) (ChangeResult, error)
+	// RemoveServer deletes a server from the config, then drains it.
+	RemoveServer(ctx context.Context, name string, o ChangeOptions) (ChangeResult, error)
+}
+
+// ChangeOptions qualify one change.
+type ChangeOptions struct {
+	// IfMatch, when set, is the config hash the change is based on.
+	IfMatch string
+	// NoVerify records a server without waiting for it to connect.
+	NoVerify bool
+}
+
+// ChangeResult is what a change left behind.
+type ChangeResult struct {
+	Status hub.ServerStatus `json:"status"`
+	Hash   string           `json:"config_hash"`
+}
 
 // ManageOptions configure mcp_manage.
 type ManageOptions struct {
-	// LoadConfig reads the current config; every call reads it afresh, so
-	// the autonomy level and the pre-approved entries are always current.
-	// Nil disables add and remove.
-	LoadConfig func() (*config.Config, error)
+	// Manager makes the changes; nil disables add and remove.
+	Manager Manager
 	// ApprovalTimeout bounds the wait for the human's answer (default
 	// DefaultApprovalTimeout).
 	ApprovalTimeout time.Duration
@@ -98,15 +130,10 @@ func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 }
 
 func (g *Gateway) manageConfig() (*config.Config, error) {
-	load := g.opts.Manage.LoadConfig
-	if load == nil {
+	if g.opts.Manage.Manager == nil {
 		return nil, fmt.Errorf("%s: this weft has no config file to record changes in; add servers with `weft mcp add`", ManageToolName)
 	}
-	cfg, err := load()
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the config, so nothing was changed: %w", ManageToolName, err)
-	}
-	return cfg, nil
+	return g.opts.Manage.Manager.Config(), nil
 }
 
 // manageAdd enables a pre-approved entry or adds a new one, after the
@@ -137,42 +164,28 @@ func (g *Gateway) manageAdd(ctx context.Context, ss *mcp.ServerSession, cfg *con
 			return "", fmt.Errorf("%s add %s: %w; nothing was started or written", ManageToolName, s.Name, err)
 		}
 	}
-	st, err := g.hub.Add(ctx, s)
+	res, err := g.opts.Manage.Manager.AddServer(ctx, s, ChangeOptions{})
 	if err != nil {
-		_ = g.hub.Remove(context.WithoutCancel(ctx), s.Name)
-		return "", fmt.Errorf("%s add %s: could not connect (%w); nothing was written", ManageToolName, s.Name, err)
-	}
-	if err := config.AddServer(cfg.Path, s); err != nil {
-		_ = g.hub.Remove(context.WithoutCancel(ctx), s.Name)
-		return "", fmt.Errorf("%s add %s: connected but could not record it (%w); it was stopped again", ManageToolName, s.Name, err)
+		return "", fmt.Errorf("%s add %s: %w", ManageToolName, s.Name, err)
 	}
 	g.logger.Info("mcp_manage added a server", "server", s.Name, "target", s.Redacted().Target, "asked_by", askedBy(ss),
 		"autonomy", cfg.Security.Autonomy, "warnings", warnings)
-	return fmt.Sprintf("Added MCP server '%s' with %d tools", s.Name, st.Tools), nil
+	return fmt.Sprintf("Added MCP server '%s' with %d tools", s.Name, res.Status.Tools), nil
 }
 
 // enableConfigured starts an entry the user already wrote into the config:
-// it is pre-approved, so no question is asked (SPEC S3). An add that names it
-// with another target is refused rather than silently ignored.
+// it is pre-approved, so no question is asked. An add that names it with
+// another target is refused rather than silently ignored.
 func (g *Gateway) enableConfigured(ctx context.Context, ss *mcp.ServerSession, cfg *config.Config, s *config.Server, in *manageIn) (string, error) {
 	if in.Target != "" && in.Target != s.Target {
 		return "", fmt.Errorf("%s add: a server named %q is already configured with another target; use that entry as it is or pick another name", ManageToolName, s.Name)
 	}
-	enabled := s.Clone()
-	t := true
-	enabled.Enabled = &t
-	st, err := g.hub.Add(ctx, enabled)
+	res, err := g.opts.Manage.Manager.EnableServer(ctx, s.Name)
 	if err != nil {
-		_ = g.hub.Remove(context.WithoutCancel(ctx), s.Name)
-		return "", fmt.Errorf("%s add %s: could not connect (%w); the config was left as it was", ManageToolName, s.Name, err)
-	}
-	if !s.IsEnabled() && s.Source == cfg.Path {
-		if err := config.SetServerEnabled(cfg.Path, s.Name, true); err != nil {
-			g.logger.Warn("mcp_manage could not record enabled = true", "server", s.Name, "err", err)
-		}
+		return "", fmt.Errorf("%s add %s: %w", ManageToolName, s.Name, err)
 	}
 	g.logger.Info("mcp_manage enabled a configured server", "server", s.Name, "asked_by", askedBy(ss), "autonomy", cfg.Security.Autonomy)
-	return fmt.Sprintf("Enabled configured MCP server '%s' with %d tools", s.Name, st.Tools), nil
+	return fmt.Sprintf("Enabled configured MCP server '%s' with %d tools", s.Name, res.Status.Tools), nil
 }
 
 // manageRemove stops a server and deletes its entry; under supervised
@@ -191,17 +204,14 @@ func (g *Gateway) manageRemove(ctx context.Context, ss *mcp.ServerSession, cfg *
 			return "", fmt.Errorf("%s remove %s: %w; nothing was stopped or written", ManageToolName, name, err)
 		}
 	}
-	if err := config.RemoveServer(cfg.Path, name); err != nil {
+	if _, err := g.opts.Manage.Manager.RemoveServer(ctx, name, ChangeOptions{}); err != nil {
 		return "", fmt.Errorf("%s remove %s: %w", ManageToolName, name, err)
-	}
-	if err := g.hub.Remove(ctx, name); err != nil && !errors.Is(err, hub.ErrNotFound) {
-		return "", fmt.Errorf("%s remove %s: removed from the config, but stopping it failed: %w", ManageToolName, name, err)
 	}
 	g.logger.Info("mcp_manage removed a server", "server", name, "asked_by", askedBy(ss), "autonomy", cfg.Security.Autonomy)
 	return fmt.Sprintf("Removed MCP server '%s'", name), nil
 }
 
-// redactStatuses masks a password in each target URL (SPEC S7).
+// redactStatuses masks a password in each target URL.
 func redactStatuses(in []hub.ServerStatus) []hub.ServerStatus {
 	out := make([]hub.ServerStatus, len(in))
 	for i, st := range in {

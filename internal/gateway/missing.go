@@ -10,7 +10,7 @@ import (
 
 // explainMissingTools answers a call of a tool the face does not list
 // because its server is disconnected or still connecting with the server's
-// name and state (SPEC G5). The SDK would only say "unknown tool", which
+// name and state. The SDK would only say "unknown tool", which
 // sends a user looking for a typo instead of at the server.
 func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

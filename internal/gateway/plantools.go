@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Names of the built-in plan tools (SPEC P2 through weft's face).
+// Names of the built-in plan tools.
 const (
 	planListName = "weft__plan_list"
 	planShowName = "weft__plan_show"

@@ -11,7 +11,7 @@ import (
 )
 
 // ErrRefusedMessage ends a stdio session whose client sent a message weft
-// refuses (SPEC S10): a batch, an ambiguous object, or one over the limit.
+// refuses: a batch, an ambiguous object, or one over the limit.
 var ErrRefusedMessage = errors.New("message refused")
 
 // stdinGuard passes a stdio client's messages through one line at a time,

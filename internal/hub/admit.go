@@ -8,8 +8,8 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// do runs one request against server name under every guard of SPEC R1–R3
-// and G5: a draining or disconnected server is refused at once; an open
+// do runs one request against server name under every guard (breaker,
+// limits, status): a draining or disconnected server is refused at once; an open
 // breaker fails fast without taking a concurrency slot; the per-server and
 // global limits make the call wait (bounded by its timeout); the call counts
 // in flight for its whole duration on every exit path; its outcome feeds

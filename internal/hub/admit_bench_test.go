@@ -13,7 +13,7 @@ import (
 // benchHub is a hub with one active server whose calls do nothing, so a
 // benchmark measures only what the manager adds to every call: state check,
 // breaker, timeout context, per-server and global slots, in-flight counting
-// and the outcome recorded (SPEC R1–R3, G5).
+// and the outcome recorded.
 func benchHub(b *testing.B, perServer, global int) *Hub {
 	b.Helper()
 	h := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxConcurrentCalls: global})

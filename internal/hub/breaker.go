@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// BreakerState is the state of a server's circuit breaker (SPEC R1).
+// BreakerState is the state of a server's circuit breaker.
 type BreakerState string
 
 // The breaker states.

@@ -131,7 +131,7 @@ func (c *Catalog) Search(query string, limit int) []*Tool {
 	return out
 }
 
-// toolAllowed applies a server's allowed/denied glob patterns (SPEC S4): a
+// toolAllowed applies a server's allowed/denied glob patterns: a
 // denied match always hides; a non-empty allow list hides everything else.
 func toolAllowed(name string, allowed, denied []string) bool {
 	for _, p := range denied {

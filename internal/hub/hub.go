@@ -15,7 +15,7 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// Status of one upstream (SPEC G5).
+// Status of one upstream.
 type Status string
 
 // The statuses a server moves through.
@@ -33,12 +33,12 @@ type Options struct {
 	MaxTools     int
 	DrainTimeout time.Duration
 	// MaxConcurrentCalls bounds calls in flight across every server (0: no
-	// limit); each server may set its own limit too (SPEC R2).
+	// limit); each server may set its own limit too.
 	MaxConcurrentCalls int
 	// Breaker holds the default breaker settings; servers may override them.
 	Breaker config.Breaker
 	// Backoff bounds the reconnect delay: it starts at Min and doubles up to
-	// Max, with jitter (defaults 1 s and 60 s, SPEC R4).
+	// Max, with jitter (defaults 1 s and 60 s).
 	BackoffMin, BackoffMax time.Duration
 	// Now is the clock of the breakers (default time.Now); tests inject one.
 	Now func() time.Time
@@ -46,7 +46,7 @@ type Options struct {
 	Reserved []string
 	// ToolFilter, when set, returns the tools of a server (under their own
 	// names) that may be exposed, after the server's allow/deny lists; tool
-	// pinning (SPEC S5) plugs in here. It gets a server's whole list at once
+	// pinning plugs in here. It gets a server's whole list at once
 	// so that it can batch its own I/O.
 	ToolFilter func(server string, tools []*mcp.Tool) []*mcp.Tool
 	Upstream   upstream.Options

@@ -12,7 +12,7 @@ import (
 
 // Add connects a new upstream and registers its items. When the connection
 // fails the entry stays listed as disconnected, with the reason, and is
-// retried with backoff (SPEC R4); the error is returned as well.
+// retried with backoff; the error is returned as well.
 func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error) {
 	h.mu.Lock()
 	if h.closed {

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Remove drains a server and removes it (SPEC G7): it is marked draining and
+// Remove drains a server and removes it: it is marked draining and
 // new calls are refused at once; calls in flight finish, up to the drain
 // timeout, after which it is closed with a warning naming the count; the
 // session and its process group end; its items leave the catalog and

@@ -107,7 +107,7 @@ func (c *Catalog) templateServer(uri string) (string, bool) {
 }
 
 // Unavailable explains a name missing from the catalog when it lies in the
-// namespace of a server that is configured but not active (SPEC G5:
+// namespace of a server that is configured but not active (
 // disconnected, connecting, draining): the caller learns which server and
 // why, not just that the tool is unknown. It returns nil otherwise.
 func (h *Hub) Unavailable(name string) error {

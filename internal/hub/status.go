@@ -2,7 +2,7 @@ package hub
 
 import "time"
 
-// ServerStatus is what `weft mcp list` shows of one server (SPEC G5).
+// ServerStatus is what `weft mcp list` shows of one server.
 type ServerStatus struct {
 	Name            string       `json:"name"`
 	Transport       string       `json:"transport"`
@@ -31,7 +31,7 @@ func (s *server) status() ServerStatus {
 	st := ServerStatus{
 		Name:        s.name,
 		Transport:   s.cfg.Type,
-		Target:      s.cfg.Redacted().Target, // a URL password is masked (SPEC S7)
+		Target:      s.cfg.Redacted().Target, // a URL password is masked
 		Status:      s.state,
 		InFlight:    inflight,
 		Breaker:     br,

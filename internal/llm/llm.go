@@ -1,5 +1,5 @@
 // Package llm is weft's provider-neutral view of a chat model with tool
-// calling (SPEC A1). Two providers sit behind it, each through its official
+// calling. Two providers sit behind it, each through its official
 // SDK: OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp
 // server, OpenRouter, …) and the Anthropic Messages API.
 package llm
@@ -81,7 +81,7 @@ type Response struct {
 	Message Message // role assistant: text and/or tool calls
 	Usage   Usage
 	// UsageReported is false when the provider said nothing about tokens;
-	// the caller then estimates (SPEC A5).
+	// the caller then estimates.
 	UsageReported bool
 	StopReason    string
 }

@@ -6,10 +6,10 @@ import (
 	"sync"
 )
 
-// ErrBudget reports that a guard (SPEC P6) refused a tool call.
+// ErrBudget reports that a guard refused a tool call.
 var ErrBudget = errors.New("tool-call budget exhausted")
 
-// Limits are the guards of a run (SPEC P6). Zero means no limit.
+// Limits are the guards of a run. Zero means no limit.
 type Limits struct {
 	MaxCalls        int            // tool calls in all
 	MaxCallsPerTool int            // calls of any one tool

@@ -19,8 +19,8 @@ const (
 	StatusStopped   Status = "stopped"   // cancelled before the end
 )
 
-// Checkpoint is a run's state, written atomically after every change
-// (SPEC P4). Variables hold every result whole.
+// Checkpoint is a run's state, written atomically after every change.
+// Variables hold every result whole.
 type Checkpoint struct {
 	PlanID         string         `json:"plan_id"`
 	PlanHash       string         `json:"plan_hash"`

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Render draws the plan as `weft plan show` prints it (SPEC P8):
+// Render draws the plan as `weft plan show` prints it:
 //
 //	Plan: Add authentication to REST API (4 steps)
 //

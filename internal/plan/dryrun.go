@@ -16,7 +16,7 @@ type DryStep struct {
 	DependsOn []int          `json:"depends_on,omitempty"`
 }
 
-// DryRun is what a run would do (SPEC P7).
+// DryRun is what a run would do.
 type DryRun struct {
 	PlanID string    `json:"plan_id"`
 	Steps  []DryStep `json:"steps"` // one per tool call, in execution order

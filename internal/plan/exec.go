@@ -26,7 +26,7 @@ type Options struct {
 	// Vars override the plan's variable defaults (ignored on resume: the
 	// checkpoint holds the run's variables).
 	Vars map[string]any
-	// Budget guards the run's tool calls (SPEC P6); nil means no limit. The
+	// Budget guards the run's tool calls; nil means no limit. The
 	// agent passes its own so that its plans share one budget.
 	Budget *Budget
 	// Checkpoint is called with the run's state after every change; an
@@ -60,7 +60,7 @@ func (e *InflightError) Error() string {
 // ErrChanged reports a resume of a plan edited since its run started.
 var ErrChanged = errors.New("the plan changed since its run started")
 
-// Run executes the plan (SPEC P3–P6) and returns the final state. The error
+// Run executes the plan and returns the final state. The error
 // is nil when every step completed; otherwise it says what failed.
 func Run(ctx context.Context, c toolset.Caller, p *Plan, opts Options) (*Checkpoint, error) {
 	if err := Validate(p, nil); err != nil {

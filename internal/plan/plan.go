@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Plan is a persisted DAG of tool calls (SPEC P1).
+// Plan is a persisted DAG of tool calls.
 type Plan struct {
 	ID          string         `json:"id"`
 	Title       string         `json:"title"`
@@ -36,14 +36,14 @@ type Step struct {
 	// ResultVariable names the step's result for later steps (${name}).
 	ResultVariable string `json:"result_variable,omitempty"`
 	Retry          *Retry `json:"retry,omitempty"`
-	// OnError is fail (default), continue or fallback (SPEC P5).
+	// OnError is fail (default), continue or fallback.
 	OnError OnError `json:"on_error,omitempty"`
 	// Fallback is called when every attempt failed and OnError is fallback.
 	Fallback *ToolCall `json:"fallback,omitempty"`
 }
 
 // ToolCall is one call of a tool by its exposed (namespaced) name. Strings in
-// Args may hold ${var} references (SPEC P3).
+// Args may hold ${var} references.
 type ToolCall struct {
 	ID   string         `json:"id,omitempty"`
 	Name string         `json:"name"`
@@ -62,7 +62,7 @@ type Retry struct {
 // OnError is a step's failure policy.
 type OnError string
 
-// The failure policies of SPEC P5.
+// The failure policies of.
 const (
 	OnErrorFail     OnError = "fail"     // stop scheduling, finish what runs, report
 	OnErrorContinue OnError = "continue" // go on with every step that does not depend on this one

@@ -12,7 +12,7 @@ import (
 // ErrTool reports a call that the tool answered with an error result.
 var ErrTool = errors.New("tool error")
 
-// resultValue turns a tool's answer into a step result (SPEC P3): the
+// resultValue turns a tool's answer into a step result: the
 // structured content when present, else the text, decoded as JSON when it is
 // JSON. A result flagged as an error becomes an error holding its text.
 func resultValue(res *mcp.CallToolResult) (any, error) {

@@ -45,7 +45,7 @@ func (e *ValidationError) Error() string {
 	return "invalid plan: " + strings.Join(parts, "; ")
 }
 
-// Validate checks a plan before anything runs (SPEC P1, P3): indexes are
+// Validate checks a plan before anything runs: indexes are
 // unique, every dependency exists, there is no cycle, every ${var} names a
 // plan variable or the result of a step the referring step depends on, and
 // — when tools is not nil — every tool is in that catalog snapshot. It

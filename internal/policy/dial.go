@@ -12,7 +12,7 @@ import (
 // to a loopback, private or link-local address. With
 // security.block_private_urls it re-checks, at connect time, the address a
 // URL's host resolved to, so a name that passed validation cannot later be
-// pointed at the local network (DNS rebinding, SPEC S2).
+// pointed at the local network (DNS rebinding).
 func RefusePrivateDial(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {

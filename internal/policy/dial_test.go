@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestRefusePrivateDial covers the connect-time half of SPEC S2: a dial to
+// TestRefusePrivateDial covers the connect-time half of the private-address rule: a dial to
 // loopback fails with the reason; the check runs on the resolved address.
 func TestRefusePrivateDial(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,7 +1,7 @@
 // Package policy decides which upstream tools weft exposes beyond the
 // per-server allow/deny lists: it pins each tool's definition the first time
 // weft sees it and withholds a tool whose definition later changes until the
-// user approves the change (SPEC S5).
+// user approves the change.
 package policy
 
 import (
@@ -195,7 +195,7 @@ func setIn(m *map[string]map[string]string, server, tool, h string) {
 	(*m)[server][tool] = h
 }
 
-// save writes the pins atomically, 0600 in a 0700 directory (SPEC S8). A
+// save writes the pins atomically, 0600 in a 0700 directory. A
 // failure is logged: pins then hold for this run only.
 func (p *Pins) save() {
 	b, err := json.MarshalIndent(p.data, "", "  ")

@@ -13,7 +13,7 @@ func tool(desc string) *mcp.Tool {
 	return &mcp.Tool{Name: "echo", Description: desc, InputSchema: map[string]any{"type": "object"}}
 }
 
-// TestPinsWithholdChangedToolUntilApproved covers SPEC S5 in strict mode.
+// TestPinsWithholdChangedToolUntilApproved checks in strict mode.
 func TestPinsWithholdChangedToolUntilApproved(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", PinsFileName)
 	p, err := OpenPins(path, config.PinningStrict, nil)

@@ -15,7 +15,7 @@ import (
 // everywhere they happen to appear.
 const minSecretLen = 6
 
-// Secrets masks known secret values in text (SPEC S7): the env and header
+// Secrets masks known secret values in text: the env and header
 // values of every server, URL passwords and the HTTP token. It backs a log
 // handler, so that even a child that prints its own environment on stderr
 // cannot put a secret into weft's logs. Safe for concurrent use.

@@ -9,6 +9,11 @@ import (
 	"testing"
 )
 
+// RaceEnv, set to 1, builds every test binary (weft itself included) with
+// the race detector, so that end-to-end tests catch data races in the
+// processes they start. CI sets it for one run of the e2e tests.
+const RaceEnv = "WEFT_TEST_RACE"
+
 var built struct {
 	sync.Mutex
 	paths map[string]string // package → binary
@@ -46,7 +51,11 @@ func build(pkg, name string) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", p, pkg).CombinedOutput(); err != nil {
+	args := []string{"build", "-o", p}
+	if os.Getenv(RaceEnv) == "1" {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, pkg)...).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build %s: %v: %s", pkg, err, out)
 	}
 	return p, nil

@@ -40,7 +40,7 @@ type Options struct {
 	// without Close (crash, drop, failed keepalive pings).
 	OnClosed func(c *Conn, err error)
 	// DialControl, when set, vets every address an HTTP upstream connection
-	// dials (security.block_private_urls re-checks it there, SPEC S2).
+	// dials (security.block_private_urls re-checks it there).
 	DialControl func(network, address string, c syscall.RawConn) error
 	// KeepAlive is the interval of pings that detect a hung upstream; two
 	// missed pings end the session (0: no pings).

@@ -11,7 +11,7 @@ import (
 var ErrHung = errors.New("the upstream stopped answering keepalive pings; it was disconnected and will be reconnected")
 
 // keepAliveFailures is how many pings in a row may go unanswered before the
-// session is closed (SPEC R4: two missed pings).
+// session is closed (two missed pings).
 const keepAliveFailures = 2
 
 // needsOwnKeepAlive reports whether weft must ping the upstream itself: the

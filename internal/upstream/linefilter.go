@@ -9,8 +9,8 @@ import (
 	"log/slog"
 )
 
-// ErrMessageTooLarge reports a message over the configured size limit
-// (SPEC S10). It fails the connection that sent it, never weft.
+// ErrMessageTooLarge reports a message over the configured size limit.
+// It fails the connection that sent it, never weft.
 var ErrMessageTooLarge = errors.New("message too large")
 
 // LineReader hands a newline-delimited JSON-RPC connection one whole,

@@ -16,7 +16,7 @@ import (
 )
 
 // safeEnvNames are the variables every stdio child gets from weft's own
-// environment (SPEC S11); anything else must be declared in its entry.
+// environment; anything else must be declared in its entry.
 var safeEnvNames = []string{"PATH", "HOME", "USER", "LANG", "TMPDIR", "TERM"}
 
 // killGrace is how long a child's process group has to exit after SIGTERM

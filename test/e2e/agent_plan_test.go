@@ -7,7 +7,7 @@ import (
 	"github.com/weft-dev/weft/internal/llm/llmtest"
 )
 
-// A3 on the real plan executor: a step that fails makes the agent re-plan
+// On the real plan executor: a step that fails makes the agent re-plan
 // once, and the second plan completes.
 func TestAgentPlanAndExecuteBinary(t *testing.T) {
 	srv := llmtest.New(t, llmtest.OpenAI,

@@ -24,7 +24,7 @@ func agentConfig(t *testing.T, provider, baseURL, extra string) string {
 		"[tools.mcp_servers.fake]\ntarget = %q\n", provider, baseURL, extra, testutil.FakeServerBinary(t))
 }
 
-// A6: the real binary runs a two-step tool-using task against each
+// The real binary runs a two-step tool-using task against each
 // provider's wire format and the fake MCP server.
 func TestAgentRunBinary(t *testing.T) {
 	for _, w := range llmtest.Wires {
@@ -83,7 +83,7 @@ func TestAgentRunJSONAndPartialExit(t *testing.T) {
 	}
 }
 
-// A6: `weft chat` reads one task per line from a pipe, answers slash
+// `weft chat` reads one task per line from a pipe, answers slash
 // commands, and keeps earlier turns as history.
 func TestAgentChatPiped(t *testing.T) {
 	srv := llmtest.New(t, llmtest.OpenAI,
@@ -114,7 +114,7 @@ func TestAgentChatPiped(t *testing.T) {
 	}
 }
 
-// A1: an unreachable LLM is one clear line on stderr.
+// An unreachable LLM is one clear line on stderr.
 func TestAgentRunUnreachableLLM(t *testing.T) {
 	e := newEnv(t)
 	e.writeConfig(t, agentConfig(t, "openai", fmt.Sprintf("http://127.0.0.1:%d/v1", freePort(t)), ""))
@@ -250,7 +250,7 @@ func TestAgentGuideCommands(t *testing.T) {
 	}
 }
 
-// A2 with the real hub: a server added to weft.toml while the first LLM
+// With the real hub: a server added to weft.toml while the first LLM
 // request is in flight is offered in the second request, not the first.
 func TestAgentSeesServerAddedMidRun(t *testing.T) {
 	srv := llmtest.New(t, llmtest.OpenAI,

@@ -36,7 +36,7 @@ func (e *env) claude(bin string, args ...string) string {
 	return string(out)
 }
 
-// TestBridgeOutboundClaudeMcpAddWeft covers SPEC B1 with the real Claude
+// TestBridgeOutboundClaudeMcpAddWeft checks with the real Claude
 // Code: after `claude mcp add weft -- weft mcp-server --config F`,
 // `claude mcp list` reports weft connected.
 func TestBridgeOutboundClaudeMcpAddWeft(t *testing.T) {
@@ -62,7 +62,7 @@ func TestBridgeOutboundClaudeMcpAddWeft(t *testing.T) {
 	}
 }
 
-// TestBridgeInboundClaudeCodeTools covers SPEC B2 and S9 with the real
+// TestBridgeInboundClaudeCodeTools checks with the real
 // Claude Code behind weft: claude-code__Read and claude-code__Bash work
 // through weft, Claude Code's children see the delegation depth, and a
 // missing `claude` leaves only that server disconnected, with the reason.

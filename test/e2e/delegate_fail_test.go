@@ -27,7 +27,7 @@ func delegateFails(t *testing.T, e *env, want string, args ...string) string {
 	return errOut
 }
 
-// D1: a model that never stops calling tools is cut off at --max-turns.
+// A model that never stops calling tools is cut off at --max-turns.
 func TestDelegateMaxTurnsHonoured(t *testing.T) {
 	loop := llmtest.Reply{Calls: []llmtest.Call{{Name: "mcp__weft__fake__echo", Args: `{"text":"again"}`}}}
 	srv := llmtest.New(t, llmtest.Anthropic, loop, loop, loop, loop, loop, loop, loop, loop)
@@ -38,7 +38,7 @@ func TestDelegateMaxTurnsHonoured(t *testing.T) {
 	}
 }
 
-// D1: a model that never answers ends in a timeout error naming the elapsed
+// A model that never answers ends in a timeout error naming the elapsed
 // time, and Claude Code's process group is gone.
 func TestDelegateHungModelTimesOut(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Hold: true}, llmtest.Reply{Hold: true}, llmtest.Reply{Hold: true})
@@ -49,7 +49,7 @@ func TestDelegateHungModelTimesOut(t *testing.T) {
 	}
 }
 
-// D1: output that is not stream-json fails as unparseable, quoting it.
+// Output that is not stream-json fails as unparseable, quoting it.
 func TestDelegateGarbageOutput(t *testing.T) {
 	t.Setenv("FAKE_CLAUDE_MODE", "garbage")
 	e := newEnv(t)
@@ -57,7 +57,7 @@ func TestDelegateGarbageOutput(t *testing.T) {
 	delegateFails(t, e, `cannot parse (invalid character 'W' looking for beginning of value): "Welcome to not-Claude! <html>"`, "anything")
 }
 
-// D1: with `claude` missing, the chain falls back to weft's own agent,
+// With `claude` missing, the chain falls back to weft's own agent,
 // which answers with a weft tool through a scripted OpenAI server.
 func TestDelegateFallsBackToAgent(t *testing.T) {
 	srv := llmtest.New(t, llmtest.OpenAI,
@@ -79,7 +79,7 @@ func TestDelegateFallsBackToAgent(t *testing.T) {
 	}
 }
 
-// S9: at the depth limit a delegation is refused before anything runs.
+// At the depth limit a delegation is refused before anything runs.
 func TestDelegateDepthLimit(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: "should not be asked"})
 	e := claudeDelegateEnv(t, srv, "[security]\nmax_delegation_depth = 2")
@@ -110,7 +110,7 @@ func delegateSession(t *testing.T, e *env, progress func(string)) (*mcp.ClientSe
 	return cs, ctx
 }
 
-// D1 through the face: weft__delegate answers and streams each step as a
+// Through the face: weft__delegate answers and streams each step as a
 // progress notification.
 func TestDelegateToolStreamsProgress(t *testing.T) {
 	t.Setenv("FAKE_CLAUDE_MODE", "ok")
@@ -135,7 +135,7 @@ func TestDelegateToolStreamsProgress(t *testing.T) {
 	}
 }
 
-// D1 + R1: after failure_threshold failures the breaker is open and the
+// After failure_threshold failures the breaker is open and the
 // next weft__delegate fails at once, naming the breaker.
 func TestDelegateToolOpenBreakerFailsFast(t *testing.T) {
 	t.Setenv("WEFT_DELEGATION_DEPTH", "")
@@ -157,7 +157,7 @@ func TestDelegateToolOpenBreakerFailsFast(t *testing.T) {
 	}
 }
 
-// S9 in-band: weft__delegate called with _meta["weft/delegation-depth"] at
+// In-band: weft__delegate called with _meta["weft/delegation-depth"] at
 // the limit is refused even though this weft itself is at depth 0.
 func TestDelegateToolInBandDepthRefused(t *testing.T) {
 	t.Setenv("WEFT_DELEGATION_DEPTH", "")

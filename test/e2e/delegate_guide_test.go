@@ -39,7 +39,7 @@ func splitQuoted(line string) []string {
 	return out
 }
 
-// TestDelegateGuideCommand (D1) runs the guide's delegation command with its
+// TestDelegateGuideCommand runs the guide's delegation command with its
 // [delegation] table: the real Claude Code, found on PATH, calls a weft tool
 // through weft as its MCP server and answers.
 func TestDelegateGuideCommand(t *testing.T) {

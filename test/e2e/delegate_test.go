@@ -26,7 +26,7 @@ func claudeDelegateEnv(t *testing.T, srv *llmtest.Server, extra string) *env {
 	return e
 }
 
-// S9 end to end: the real Claude Code, delegated to by weft, calls
+// End to end: the real Claude Code, delegated to by weft, calls
 // weft__delegate on the weft it started; that weft sees depth 1 in its
 // environment and refuses, and Claude Code passes the refusal on.
 func TestDelegateLoopRefusedThroughClaude(t *testing.T) {

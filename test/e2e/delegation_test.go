@@ -25,7 +25,7 @@ func writeConfig(t *testing.T, dir, body string) string {
 	return path
 }
 
-// TestDelegationChainRefusedAtMaxDepth covers SPEC S9 without Claude: weft A
+// TestDelegationChainRefusedAtMaxDepth checks without Claude: weft A
 // fronts weft B (`weft mcp-server`), which fronts weft C and a fake server.
 // With max_delegation_depth = 2, a call A → B → fake works, while A → B → C
 // is refused by C, whose WEFT_DELEGATION_DEPTH is 2, with a clear error and

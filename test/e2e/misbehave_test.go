@@ -236,7 +236,7 @@ type misbehaveCase struct {
 	// wantStatus, if set, is the bad server's status after the failing call.
 	wantStatus hub.Status
 	// mayFail, if set, lets the okCalls fail too, quickly and with an error
-	// matching it: a flood may cost the connection (SPEC R6), not weft.
+	// matching it: a flood may cost the connection, not weft.
 	mayFail string
 	// procs is how many processes the bad server runs (child, grandchild):
 	// seen while weft runs, they prove the leftover check can see them.

@@ -15,7 +15,7 @@ type rugIn struct {
 	Text string `json:"text"`
 }
 
-// TestRugPullWithholdsChangedToolUntilApproved covers SPEC S5: an upstream
+// TestRugPullWithholdsChangedToolUntilApproved: an upstream
 // that changes a tool's description after first sight has that tool
 // withheld (not listed, not callable) until `weft mcp approve`.
 func TestRugPullWithholdsChangedToolUntilApproved(t *testing.T) {
@@ -65,7 +65,7 @@ func TestRugPullWithholdsChangedToolUntilApproved(t *testing.T) {
 	}
 }
 
-// TestDeniedToolIsNeitherListedNorCallable covers SPEC S4: a denied tool
+// TestDeniedToolIsNeitherListedNorCallable: a denied tool
 // cannot be called even by its exact name, directly or through
 // weft__call_tool; allowed_tools hides everything it does not match.
 func TestDeniedToolIsNeitherListedNorCallable(t *testing.T) {

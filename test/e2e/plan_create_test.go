@@ -31,7 +31,7 @@ func createPlan(t *testing.T, e *env, args ...string) (id, stdout, stderr string
 	return m[1], out, errOut
 }
 
-// P2: the LLM writes a plan, weft saves it, shows it, runs it (--yes), and
+// The LLM writes a plan, weft saves it, shows it, runs it (--yes), and
 // `plan show` lists its steps.
 func TestPlanCreateFromDescription(t *testing.T) {
 	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: "```json\n" + echoPlan + "\n```"})
@@ -59,7 +59,7 @@ func TestPlanCreateFromDescription(t *testing.T) {
 	}
 }
 
-// P2: a draft naming a tool that is not in the catalog goes back to the
+// A draft naming a tool that is not in the catalog goes back to the
 // model with the error, and the corrected draft is saved.
 func TestPlanCreateUnknownToolRedrafted(t *testing.T) {
 	bad := strings.Replace(echoPlan, `"fake__echo","args":{"text":"hi"}`, `"fake__shout","args":{"text":"hi"}`, 1)
@@ -101,7 +101,7 @@ func TestPlanCreateKeepsStoredPlan(t *testing.T) {
 	}
 }
 
-// P2: without [llm], or with the LLM unreachable, plan create fails with
+// Without [llm], or with the LLM unreachable, plan create fails with
 // one line saying what to do, and saves nothing.
 func TestPlanCreateErrors(t *testing.T) {
 	fake := fmt.Sprintf("[tools.mcp_servers.fake]\ntarget = %q\n", testutil.FakeServerBinary(t))

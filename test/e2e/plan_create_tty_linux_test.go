@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// P2 at a terminal: without --yes, plan create shows the drafted plan and
+// At a terminal: without --yes, plan create shows the drafted plan and
 // asks `Execute? [y/n/edit]`; y runs it, n keeps it saved and unrun.
 func TestPlanCreateAsksAtTerminal(t *testing.T) {
 	cases := []struct {

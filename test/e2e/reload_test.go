@@ -15,7 +15,7 @@ import (
 // TestBadReloadChangesNothing: a config saved with a syntax error is
 // logged with file, line and reason, and the running servers are left
 // alone; a later good save applies, and a server in it that cannot connect
-// is reported without holding back the rest (SPEC G8).
+// is reported without holding back the rest.
 func TestBadReloadChangesNothing(t *testing.T) {
 	fake := testutil.FakeServerBinary(t)
 	e := newEnv(t)

@@ -14,7 +14,7 @@ import (
 // canaries are secret values that must never appear outside weft.toml.
 var canaries = []string{"canary-env-6c1f", "canary-header-9d2e", "canary-urlpass-4b7a", "canary-expanded-1a3c", "canary-dead-7e5b"}
 
-// TestCanarySecretsNeverLeak covers SPEC S7/S8: secrets placed in env,
+// TestCanarySecretsNeverLeak: secrets placed in env,
 // headers and URLs appear in no log line, error, `weft mcp list`/`get`
 // output or state file.
 func TestCanarySecretsNeverLeak(t *testing.T) {
@@ -65,7 +65,7 @@ headers = { X-Dead = "canary-dead-7e5b" }
 	if !strings.Contains(log, "SECRET_TOKEN=***") {
 		t.Errorf("the noisy child's environment dump was not logged redacted:\n%s", log)
 	}
-	// SPEC S11: the child got its own env, the safe set and the delegation
+	// The child got its own env, the safe set and the delegation
 	// depth, but neither weft's whole environment nor another server's env.
 	for _, want := range []string{`line="HOME=`, `line="PATH=`, `line="WEFT_DELEGATION_DEPTH=1"`} {
 		if !strings.Contains(log, want) {

@@ -39,7 +39,7 @@ func post(t *testing.T, url, body string, header map[string]string) (int, string
 	return resp.StatusCode, string(b)
 }
 
-// TestHostileHTTPRequestsAreRefused covers SPEC S6 and S10: each hostile
+// TestHostileHTTPRequestsAreRefused: each hostile
 // request to the HTTP face gets its own refusal; a plain request still works.
 func TestHostileHTTPRequestsAreRefused(t *testing.T) {
 	e := newEnv(t)
@@ -78,7 +78,7 @@ func TestHostileHTTPRequestsAreRefused(t *testing.T) {
 	}
 }
 
-// TestNonLoopbackListenNeedsToken covers SPEC S6: binding every interface
+// TestNonLoopbackListenNeedsToken: binding every interface
 // without a bearer token is refused; with one, requests without it get 401
 // and the right token is accepted.
 func TestNonLoopbackListenNeedsToken(t *testing.T) {
@@ -109,7 +109,7 @@ func TestNonLoopbackListenNeedsToken(t *testing.T) {
 	}
 }
 
-// TestHostileServerEntriesAreRefused covers SPEC S1 and S2 through
+// TestHostileServerEntriesAreRefused checks through
 // `weft mcp add`: each entry is refused with its reason and nothing is
 // written to the config.
 func TestHostileServerEntriesAreRefused(t *testing.T) {
@@ -155,7 +155,7 @@ func TestHostileServerEntriesAreRefused(t *testing.T) {
 	}
 }
 
-// TestHostileStdioMessagesEndTheSession covers SPEC S10 on the stdio face:
+// TestHostileStdioMessagesEndTheSession checks on the stdio face:
 // a batch, an ambiguous object or an oversized line ends `weft mcp-server`
 // with the reason, instead of being served or leaving the client waiting.
 func TestHostileStdioMessagesEndTheSession(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command misbehave is a stdio MCP server (go-sdk) that misbehaves on purpose,
-// for weft's reliability tests (SPEC R4–R7). --mode picks the misbehaviour:
+// for weft's reliability tests. --mode picks the misbehaviour:
 //
 //	normal   behaves (the default)
 //	noinit   never answers initialize

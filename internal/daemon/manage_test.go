@@ -1,4 +1,4 @@
-package gateway_test
+package daemon_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/testutil"
@@ -26,6 +27,7 @@ const (
 )
 
 type manageFixture struct {
+	d       *daemon.Daemon
 	hub     *hub.Hub
 	cfgPath string
 	session *mcp.ClientSession
@@ -41,12 +43,9 @@ func newManageFixture(t *testing.T, autonomy string, ans answer, toml string) *m
 	if err := os.WriteFile(f.cfgPath, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f.hub = hub.New(hub.Options{Reserved: gateway.BuiltinNames})
-	t.Cleanup(func() { f.hub.Close(context.Background()) })
-	gw := gateway.New(f.hub, gateway.Options{Manage: gateway.ManageOptions{
-		LoadConfig:      func() (*config.Config, error) { return config.Load(f.cfgPath) },
-		ApprovalTimeout: 300 * time.Millisecond,
-	}})
+	f.d = newDaemon(t, f.cfgPath)
+	f.hub = f.d.Hub()
+	gw := f.d.Gateway()
 	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
 	if ans != noElicitation {
 		opts = &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -105,7 +104,7 @@ func fakeAdd(t *testing.T, name string) map[string]any {
 	return map[string]any{"action": "add", "name": name, "target": testutil.FakeServerBinary(t), "args": []string{"--name", name}}
 }
 
-// TestManageAddRefusedWithoutApproval covers SPEC S3: read_only, a client
+// TestManageAddRefusedWithoutApproval: read_only, a client
 // without elicitation, a decline and no answer all leave nothing running and
 // nothing written.
 func TestManageAddRefusedWithoutApproval(t *testing.T) {
@@ -138,7 +137,7 @@ func TestManageAddRefusedWithoutApproval(t *testing.T) {
 	}
 }
 
-// TestManageSupervisedAddShowsExactCommand covers SPEC S3: the human sees
+// TestManageSupervisedAddShowsExactCommand: the human sees
 // the untruncated command, and after approval the server runs and is
 // recorded in the config.
 func TestManageSupervisedAddShowsExactCommand(t *testing.T) {
@@ -163,7 +162,7 @@ func TestManageSupervisedAddShowsExactCommand(t *testing.T) {
 	}
 }
 
-// TestManagePreApprovedEntryNeedsNoQuestion covers SPEC S3: a server the
+// TestManagePreApprovedEntryNeedsNoQuestion: a server the
 // user already configured (disabled) is enabled without asking.
 func TestManagePreApprovedEntryNeedsNoQuestion(t *testing.T) {
 	toml := "[tools.mcp_servers.one]\ntarget = \"" + testutil.FakeServerBinary(t) + "\"\nargs = [\"--name\", \"one\"]\nenabled = false\n"
@@ -177,7 +176,7 @@ func TestManagePreApprovedEntryNeedsNoQuestion(t *testing.T) {
 	}
 }
 
-// TestManageAIAddStricterRules covers SPEC S1/S3: inline code and secret
+// TestManageAIAddStricterRules: inline code and secret
 // grabbing are refused even under full autonomy; list never shows secrets.
 func TestManageAIAddStricterRules(t *testing.T) {
 	f := newManageFixture(t, config.AutonomyFull, accept, "")

@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -7,17 +7,16 @@ import (
 	"time"
 
 	"github.com/weft-dev/weft/internal/agent"
-	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/toolset"
 )
 
 // planEngine adapts internal/plan to the agent's PlanRunner, so that
 // plan_and_execute validates and runs the model's plans on the plan
-// executor (SPEC A3, P3).
+// executor.
 type planEngine struct{}
 
-func init() { newPlanRunner = func(*config.Config) agent.PlanRunner { return planEngine{} } }
+var _ agent.PlanRunner = planEngine{}
 
 // Validate parses the plan and checks it against the snapshot's tools.
 func (planEngine) Validate(raw json.RawMessage, tools []toolset.Tool) (agent.PlanInfo, error) {

@@ -1,11 +1,13 @@
-package cli
+package daemon
 
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/weft-dev/weft/internal/gateway"
-	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/plan"
 )
 
@@ -13,20 +15,20 @@ import (
 // tools through the same hub as the face.
 type planService struct {
 	store *plan.Store
-	tools planTools
+	tools PlanTools
 }
 
 var _ gateway.Plans = (*planService)(nil)
 
 // planService returns the plan tools' backend, or nil (no plan tools) when
 // the plans directory cannot be found.
-func (a *app) planService(h *hub.Hub) gateway.Plans {
+func (d *Daemon) planService() gateway.Plans {
 	dir, err := plan.DefaultDir()
 	if err != nil {
-		a.logger.Warn("plan tools disabled", "err", err)
+		d.logger.Warn("plan tools disabled", "err", err)
 		return nil
 	}
-	return &planService{store: &plan.Store{Dir: dir}, tools: planTools{hubTools{h}}}
+	return &planService{store: &plan.Store{Dir: dir}, tools: PlanTools{ToolsOf(d.hub)}}
 }
 
 type planSummary struct {
@@ -46,7 +48,7 @@ func (s *planService) List(context.Context) (any, error) {
 		Plans []planSummary `json:"plans"`
 	}{Plans: []planSummary{}}
 	for _, p := range plans {
-		out.Plans = append(out.Plans, planSummary{ID: p.ID, Title: p.Title, Steps: len(p.Steps), LastRun: lastRun(s.store, p.ID)})
+		out.Plans = append(out.Plans, planSummary{ID: p.ID, Title: p.Title, Steps: len(p.Steps), LastRun: LastRun(s.store, p.ID)})
 	}
 	return out, nil
 }
@@ -97,7 +99,7 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 		Events: func(e plan.Event) {
 			// Progress must only grow; retry events carry no counters.
 			finished = max(finished, e.Done+e.Failed)
-			progress(describeEvent(e), finished, e.Total)
+			progress(DescribeEvent(e), finished, e.Total)
 		}}
 	if o.Resume {
 		cp, ok, err := s.store.LoadCheckpoint(id)
@@ -113,4 +115,53 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 		return nil, err
 	}
 	return cp, err
+}
+
+// LastRun summarises a plan's checkpoint: "completed 4/4", "never run".
+func LastRun(s *plan.Store, id string) string {
+	cp, ok, err := s.LoadCheckpoint(id)
+	switch {
+	case err != nil:
+		return "unreadable checkpoint"
+	case !ok:
+		return "never run"
+	}
+	return fmt.Sprintf("%s, %d done, %d failed (%s)", cp.Status, len(cp.CompletedSteps), len(cp.FailedSteps), cp.UpdatedAt.Local().Format(time.DateTime))
+}
+
+// DescribeEvent is one line about a plan event, shared by the CLI and the
+// MCP progress notifications.
+func DescribeEvent(e plan.Event) string {
+	s := e.Step
+	name := fmt.Sprintf("step %d %s", s.Index, s.Title)
+	counts := fmt.Sprintf("%d/%d done, %d running, %d failed", e.Done, e.Total, e.Running, e.Failed)
+	switch e.Kind {
+	case plan.StepStarted:
+		return fmt.Sprintf("started %s %s (%s)", name, toolNames(s), counts)
+	case plan.StepDone:
+		return fmt.Sprintf("done    %s in %.1fs (%s)", name, e.Elapsed.Seconds(), counts)
+	case plan.StepFailed:
+		return fmt.Sprintf("failed  %s: %s (%s)", name, oneLine(e.Err), counts)
+	case plan.StepRetry:
+		return fmt.Sprintf("retry   %s, attempt %d: %s", name, e.Attempt, oneLine(e.Err))
+	case plan.StepSkipped:
+		return fmt.Sprintf("skipped %s: a step it depends on failed", name)
+	}
+	return string(e.Kind) + " " + name
+}
+
+func toolNames(s *plan.Step) string {
+	names := make([]string, 0, len(s.ToolCalls))
+	for _, c := range s.ToolCalls {
+		names = append(names, c.Name)
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+// oneLine is err's message on one line.
+func oneLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
 }

@@ -1,0 +1,93 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/weft-dev/weft/internal/agent"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/delegate"
+	"github.com/weft-dev/weft/internal/llm"
+)
+
+// AgentOptions say how an agent built by NewAgent runs.
+type AgentOptions struct {
+	// Strategy is react or plan_and_execute ("" : [router.planning]).
+	Strategy string
+	// OnStep sees each step as it ends; nil: nobody watches.
+	OnStep func(agent.Step)
+}
+
+// NewAgent builds weft's own agent over the daemon's running hub: it calls
+// the same connections as the face, and a server added mid-run shows up in
+// its next iteration.
+func (d *Daemon) NewAgent(o AgentOptions) (*agent.Agent, error) {
+	cfg := d.Config()
+	lc := cfg.Agent.LLM
+	provider, err := llm.New(llm.Config{Provider: lc.Provider, Model: lc.Model, BaseURL: lc.BaseURL, APIKeyEnv: lc.APIKeyEnv,
+		MaxTokens: lc.MaxTokens, MaxRetries: lc.MaxRetries})
+	if err != nil {
+		return nil, err
+	}
+	price, ok := cfg.Agent.PriceOf(lc.Model)
+	if !ok {
+		d.logger.Debug("no price for this model; its steps count as free (add [prices] to change that)", "model", lc.Model)
+	}
+	strategy := o.Strategy
+	if strategy == "" {
+		strategy = cfg.Agent.Planning.Strategy
+	}
+	pl := cfg.Agent.Planning
+	return agent.New(agent.Options{
+		Provider: provider,
+		Limits: agent.Limits{MaxDepth: pl.MaxPlanningDepth, MaxCostUSD: pl.MaxPlanningCostUSD, StepTimeout: pl.PlanningStepTimeout.Std(),
+			NoOpThreshold: pl.CircuitBreakerThreshold, MaxReplans: pl.MaxReplans},
+		MaxTools: cfg.Limits.MaxTools,
+		Price:    agent.Price{Input: price.Input, Output: price.Output},
+		Strategy: strategy,
+		OnStep:   o.OnStep,
+		Logger:   d.logger,
+		Plans:    planEngine{},
+		Tools:    ToolsOf(d.hub),
+	})
+}
+
+// delegateSender is the sender_id the fallback agent's steps are billed to.
+const delegateSender = "delegate"
+
+// RunDelegateAgent runs weft's own agent on task over the daemon's hub, as
+// the "agent" delegate, relaying each step as a delegation event.
+func (d *Daemon) RunDelegateAgent(ctx context.Context, task string, emit func(delegate.Event)) (string, error) {
+	ag, err := d.NewAgent(AgentOptions{OnStep: func(st agent.Step) {
+		if st.Thought != "" {
+			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindText, Text: st.Thought})
+		}
+		for _, act := range st.Actions {
+			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindToolUse, Tool: act.Tool, Text: string(act.Args)})
+		}
+	}})
+	if err != nil {
+		return "", err
+	}
+	res, err := ag.Run(ctx, agent.Task{Text: task, Sender: delegateSender})
+	if err != nil {
+		return "", err
+	}
+	if res.Reason != agent.ReasonComplete {
+		return "", errors.New("the agent stopped early: " + strings.TrimSpace(string(res.Reason)+" "+res.Message))
+	}
+	emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindResult, Text: res.Answer})
+	return res.Answer, nil
+}
+
+// NewRunner builds the delegation runner [delegation] in cfg describes, for
+// a weft at delegation depth depth, with agentFn as the "agent" delegate.
+func NewRunner(cfg *config.Config, depth int, agentFn delegate.AgentFunc) (*delegate.Runner, error) {
+	d := cfg.Delegation
+	return delegate.New(delegate.Config{
+		Command: d.ClaudeCommand, WeftConfig: cfg.Path, Chain: d.Fallback, AllowedTools: d.AllowedTools,
+		MaxTurns: d.MaxTurns, Timeout: d.Timeout.Std(), MaxParallel: d.MaxConcurrent, Depth: depth, MaxDepth: cfg.Security.MaxDelegationDepth,
+		FailureThreshold: d.FailureThreshold, ResetTimeout: d.ResetTimeout.Std(), Agent: agentFn,
+	})
+}

@@ -1,0 +1,43 @@
+package daemon
+
+import (
+	"context"
+	"sync"
+
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/delegate"
+	"github.com/weft-dev/weft/internal/gateway"
+)
+
+// delegator serves weft__delegate over a lazily built runner, so a face
+// whose config cannot delegate still starts. Its "agent" delegate runs over
+// the daemon's own hub: no second hub, no second process per upstream.
+type delegator struct {
+	d   *Daemon
+	cfg *config.Config // the config the daemon started with
+
+	once sync.Once // one runner, so its slots and breaker span every call
+	r    *delegate.Runner
+	err  error
+}
+
+var _ gateway.Delegator = (*delegator)(nil)
+
+func (g *delegator) runner() (*delegate.Runner, error) {
+	g.once.Do(func() { g.r, g.err = NewRunner(g.cfg, g.d.depth, g.d.RunDelegateAgent) })
+	return g.r, g.err
+}
+
+// Delegate runs one delegation for the face.
+func (g *delegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (string, any, error) {
+	r, err := g.runner()
+	if err != nil {
+		return "", nil, err
+	}
+	res, err := r.Run(ctx, delegate.Request{Task: in.Task, AllowedTools: in.AllowedTools, MaxTurns: in.MaxTurns, Depth: in.Depth},
+		func(e delegate.Event) { progress(e.String()) })
+	if err != nil {
+		return "", nil, err
+	}
+	return res.Answer, res, nil
+}
