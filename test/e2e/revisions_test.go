@@ -37,6 +37,12 @@ func revisionClient(seen *schemas) *mcp.Client {
 			seen.progress = append(seen.progress, req.Params.ProgressToken)
 			seen.signal()
 		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case seen.tools <- struct{}{}:
+			default:
+			}
+		},
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			select {
 			case seen.updated <- req.Params.URI:
@@ -73,10 +79,11 @@ type schemas struct {
 	logs     []string
 	updated  chan string   // URIs of notifications/resources/updated
 	changed  chan struct{} // signalled when progress or a log message arrives
+	tools    chan struct{} // one signal per notifications/tools/list_changed
 }
 
 func newSchemas() *schemas {
-	return &schemas{updated: make(chan string, 16), changed: make(chan struct{}, 1)}
+	return &schemas{updated: make(chan string, 16), changed: make(chan struct{}, 1), tools: make(chan struct{}, 64)}
 }
 
 func (s *schemas) signal() {
@@ -255,6 +262,10 @@ func TestRevisionMatrix(t *testing.T) {
 					checkRevisionUpstream(t, ctx, cs, up, pin == "")
 					if strings.HasPrefix(up.name, "reference") {
 						checkProgressAndLogs(t, ctx, cs, seen, pin == "")
+						// List changes first: with go-sdk v1.8.0 a 2026-07-28
+						// client over stdio stops hearing of them once a
+						// resource subscription has ended (directly too).
+						checkToolListChanged(t, ctx, cs, seen)
 						checkSubscription(t, ctx, cs, seen)
 					}
 					if up.name == "reference-stdio" && pin != "" && !strings.Contains(seen.String(), `"titledMulti":{"items":{"anyOf":[{"const":"value1"`) {
@@ -432,5 +443,26 @@ func TestParkedCallProgressReachesTheRetry(t *testing.T) {
 	}
 	if !slices.Contains(logs, "after-A") {
 		t.Errorf("log messages relayed: %q, want after-A", logs)
+	}
+}
+
+// checkToolListChanged has the reference server add a tool: weft re-lists
+// it, and the client hears of the change in its revision's way (on its
+// session, or on its subscriptions/listen stream) and lists the new tool.
+func checkToolListChanged(t *testing.T, ctx context.Context, cs *mcp.ClientSession, seen *schemas) {
+	t.Helper()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ref__test_trigger_tool_change", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	const added = "ref____transient_tool_for_list_changed"
+	for {
+		select {
+		case <-seen.tools:
+		case <-ctx.Done():
+			t.Fatalf("no tools/list_changed relayed; tools: %v", toolNames(t, cs))
+		}
+		if has(toolNames(t, cs), added) {
+			return
+		}
 	}
 }
