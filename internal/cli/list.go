@@ -60,16 +60,7 @@ func (a *app) list(ctx context.Context) (listing, error) {
 	h := a.checkHub(cfg)
 	defer h.Close(context.Background())
 	h.Apply(ctx, cfg.Servers)
-	cat := h.Catalog()
-	st := gateway.Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
-	for _, t := range cat.Tools {
-		if t.Listed {
-			st.Listed = append(st.Listed, t.Name)
-		} else {
-			st.Hidden = append(st.Hidden, t.Name)
-		}
-	}
-	return listing{Source: "health check of " + cfg.Path, Status: st}, nil
+	return listing{Source: "health check of " + cfg.Path, Status: gateway.StatusOf(h)}, nil
 }
 
 func (a *app) printListing(l listing) {
@@ -95,6 +86,7 @@ func (a *app) printListing(l listing) {
 	for _, c := range l.Withheld {
 		fmt.Fprintf(a.stdout, "withheld: %s/%s changed its definition since first seen; review it, then `weft mcp approve %s`\n", c.Server, c.Tool, c.Server)
 	}
+	printNeedsLogin(a.stdout, l.Servers)
 }
 
 func (a *app) mcpGetCommand() *cobra.Command {

@@ -20,6 +20,7 @@ func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "Manage the MCP servers weft connects to"}
 	cmd.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(), a.mcpImportCommand(), a.mcpApproveCommand())
+	cmd.AddCommand(a.mcpLoginCommand(), a.mcpLogoutCommand())
 	return cmd
 }
 
@@ -28,6 +29,7 @@ func (a *app) mcpAddCommand() *cobra.Command {
 	var typ, prefix string
 	var timeoutMS int
 	var noVerify bool
+	var login loginFlags
 	cmd := &cobra.Command{
 		Use:   "add NAME TARGET [-- ARGS...]",
 		Short: "Add a server: connect to it, then record it in weft.toml",
@@ -46,9 +48,11 @@ func (a *app) mcpAddCommand() *cobra.Command {
 			if s.Headers, err = parsePairs(headers, ":", "--header"); err != nil {
 				return err
 			}
-			return a.mcpAdd(cmd.Context(), s, noVerify)
+			s.OAuth = login.table()
+			return a.mcpAdd(cmd.Context(), s, noVerify, &login)
 		},
 	}
+	login.register(cmd, true)
 	cmd.Flags().StringArrayVar(&envs, "env", nil, "environment variable K=V for a stdio server (repeatable; ${VAR} is expanded at connect time)")
 	cmd.Flags().StringArrayVar(&headers, "header", nil, "HTTP header K:V for a remote server (repeatable)")
 	cmd.Flags().StringVar(&typ, "type", "", "transport: stdio, http or sse (default: http for http(s):// targets, else stdio)")
@@ -74,7 +78,7 @@ func parsePairs(items []string, sep, flag string) (map[string]string, error) {
 	return out, nil
 }
 
-func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool) error {
+func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool, login *loginFlags) error {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
@@ -92,6 +96,11 @@ func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool) error
 	}
 	for _, w := range warnings {
 		a.logger.Warn(w)
+	}
+	if !noVerify {
+		if err := a.loginIfAsked(ctx, cfg, s, login); err != nil {
+			return fmt.Errorf("could not add %s: %w (nothing was written)", s.Name, err)
+		}
 	}
 	tools := -1
 	live, err := a.onLive(cfg, func(c adminClient) error {
@@ -136,7 +145,7 @@ func (a *app) addToFile(ctx context.Context, cfg *config.Config, s *config.Serve
 // specOf is s as the admin API takes it.
 func specOf(s *config.Server, noVerify bool) gateway.ServerSpec {
 	return gateway.ServerSpec{Name: s.Name, Target: s.Target, Args: s.Args, Env: s.Env, Headers: s.Headers, Type: s.Type,
-		Prefix: s.Prefix, TimeoutMS: s.TimeoutMS, NoVerify: noVerify}
+		Prefix: s.Prefix, TimeoutMS: s.TimeoutMS, OAuth: s.OAuth, NoVerify: noVerify}
 }
 
 // normalise fills in the transport from the target, as loading would.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +41,7 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	if listen == "" {
 		listen = cfg.Gateway.Listen
 	}
-	hopts, err := daemon.HTTPOptions(cfg, listen)
+	hopts, err := daemon.HTTPOptions(ctx, cfg, listen)
 	if err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	}
 	addr := ln.Addr().String()
 	hopts.Listen = addr
-	srv := &http.Server{Handler: d.Gateway().HandlerWith(hopts), ReadHeaderTimeout: 10 * time.Second}
+	srv := gateway.NewHTTPServer(d.Gateway().HandlerWith(hopts), hopts)
 	unannounce, err := daemon.Announce(d.Path(), addr)
 	if err != nil {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)

@@ -78,7 +78,9 @@ func ResolvePath(explicit string) string {
 // otherwise: default gateway and limits, no servers.
 func Default() *Config {
 	return &Config{
-		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator},
+		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator,
+			MaxConnections: DefaultMaxConnections, IdleTimeout: Duration(DefaultIdleTimeout), BodyTimeout: Duration(DefaultBodyTimeout),
+			MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout)},
 		Limits: Limits{MaxTools: DefaultMaxTools, MaxMessageBytes: DefaultMaxMessageBytes,
 			MaxConcurrentCalls: DefaultMaxConcurrentCalls, DrainTimeout: Duration(DefaultDrainTimeout),
 			PingInterval: Duration(DefaultPingInterval)},
@@ -154,8 +156,15 @@ func parse(data []byte, path string) (*Config, error) {
 	if g.Listen != "" {
 		cfg.Gateway.Listen = g.Listen
 	}
+	if err := g.Auth.validate(path); err != nil {
+		return nil, err
+	}
+	cfg.Gateway.Auth = g.Auth
 	if g.Separator != "" {
 		cfg.Gateway.Separator = g.Separator
+	}
+	if err := applyHTTPFace(cfg, g, path); err != nil {
+		return nil, err
 	}
 	switch {
 	case l.MaxTools < 0:

@@ -179,6 +179,7 @@ type serverTOML struct {
 	DeniedTools     []string          `toml:"denied_tools,omitempty"`
 	ProtocolVersion string            `toml:"protocol_version,omitempty"`
 	InheritEnv      bool              `toml:"inherit_env,omitempty"`
+	OAuth           *OAuth            `toml:"oauth,inline,omitempty"`
 }
 
 // renderServer returns the [tools.mcp_servers.NAME] table for s. Values that
@@ -188,6 +189,7 @@ func renderServer(s *Server) (string, error) {
 		Target: s.Target, Args: s.Args, Env: s.Env, Cwd: s.Cwd, Headers: s.Headers,
 		TimeoutMS: s.TimeoutMS, Enabled: s.Enabled, Prefix: s.Prefix, AllowedTools: s.AllowedTools,
 		DeniedTools: s.DeniedTools, ProtocolVersion: s.ProtocolVersion, InheritEnv: s.InheritEnv,
+		OAuth: s.OAuth,
 	}
 	if s.Type != inferType(s.Target) {
 		st.Type = s.Type

@@ -13,5 +13,11 @@ func applySecurityLimits(cfg *Config, sec Security, path string) error {
 	case sec.MaxDelegationDepth > 0:
 		cfg.Security.MaxDelegationDepth = sec.MaxDelegationDepth
 	}
+	switch sec.TokenStore {
+	case "", TokenStoreAuto, TokenStoreKeychain, TokenStoreFile:
+		cfg.Security.TokenStore = sec.TokenStore
+	default:
+		return invalidf("%s: security.token_store is %q; use auto, keychain or file", path, sec.TokenStore)
+	}
 	return nil
 }

@@ -135,6 +135,7 @@ func (s *Server) Clone() *Server {
 		p := *s.Prefix
 		c.Prefix = &p
 	}
+	c.OAuth = s.OAuth.clone()
 	return &c
 }
 
@@ -179,6 +180,7 @@ func (s *Server) Fingerprint() string {
 		MaxConcurrent   int               `json:"mc,omitempty"`
 		Failures        int               `json:"ft,omitempty"`
 		Reset           Duration          `json:"rt,omitempty"`
+		OAuth           *OAuth            `json:"oa,omitempty"`
 	}
 	b, _ := json.Marshal(fp{
 		Target:          s.Target,
@@ -196,6 +198,7 @@ func (s *Server) Fingerprint() string {
 		MaxConcurrent:   s.MaxConcurrentCalls,
 		Failures:        s.FailureThreshold,
 		Reset:           s.ResetTimeout,
+		OAuth:           s.OAuth,
 	})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])

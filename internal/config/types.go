@@ -60,6 +60,14 @@ type Config struct {
 type Gateway struct {
 	Listen    string `toml:"listen"`    // host:port for `weft serve`
 	Separator string `toml:"separator"` // between namespace and item name
+	// Auth makes the HTTP face accept OAuth access tokens ([gateway.auth]).
+	Auth *GatewayAuth `toml:"auth,omitempty"`
+	// The HTTP face's own limits (httpface.go has the defaults).
+	MaxConnections     int      `toml:"max_connections"`      // open client connections
+	IdleTimeout        Duration `toml:"idle_timeout"`         // keep-alive connection with no request
+	BodyTimeout        Duration `toml:"body_timeout"`         // reading one request body
+	MaxSessions        int      `toml:"max_sessions"`         // Streamable HTTP sessions
+	SessionIdleTimeout Duration `toml:"session_idle_timeout"` // session nobody used
 }
 
 // Limits bounds what weft exposes and accepts ([limits]).
@@ -88,6 +96,8 @@ type Security struct {
 	// MaxDelegationDepth refuses a call that has already passed through this
 	// many wefts (default 3).
 	MaxDelegationDepth int `toml:"max_delegation_depth"`
+	// TokenStore is where OAuth tokens live: auto, keychain or file.
+	TokenStore string `toml:"token_store"`
 }
 
 // Server is one upstream MCP server ([tools.mcp_servers.NAME]).
@@ -111,6 +121,8 @@ type Server struct {
 	// FailureThreshold and ResetTimeout override [breaker] for this server.
 	FailureThreshold int      `toml:"failure_threshold,omitempty"`
 	ResetTimeout     Duration `toml:"reset_timeout,omitempty"`
+	// OAuth configures how weft logs in to a protected remote server.
+	OAuth *OAuth `toml:"oauth,omitempty"`
 	// Source is the file the entry came from (weft.toml or a .mcp.json).
 	Source string `toml:"-"`
 }

@@ -72,6 +72,9 @@ func (s *Server) Validate(opts ValidateOptions) (warnings []string, err error) {
 	if err := s.validateFields(); err != nil {
 		return nil, err
 	}
+	if err := s.validateOAuth(typ); err != nil {
+		return nil, err
+	}
 	if typ == TransportStdio {
 		return s.validateStdio(opts)
 	}

@@ -143,3 +143,27 @@ func TestChangeUnreachableServerIsNotWritten(t *testing.T) {
 		t.Fatalf("weft.toml written:\n%s", b)
 	}
 }
+
+// TestChangeAndReloadConcurrently: mcp_manage's adds and the watcher's
+// reloads at the same time (the data race the CLI's shared config loader
+// once had) are serialised: under -race, no race, and every add stands.
+func TestChangeAndReloadConcurrently(t *testing.T) {
+	path := writeConfig(t, "")
+	d := newDaemon(t, path)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 5 {
+		name := fmt.Sprintf("m%d", i)
+		wg.Go(func() {
+			if _, err := d.AddServer(ctx, fakeServer(t, name), gateway.ChangeOptions{}); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() { d.Reload(ctx) })
+		wg.Go(func() { _ = d.Config(); _ = d.ConfigHash() })
+	}
+	wg.Wait()
+	if n := len(d.Hub().Names()); n != 5 || len(d.Config().Servers) != 5 {
+		t.Fatalf("hub runs %d servers, config has %d; want 5 and 5", n, len(d.Config().Servers))
+	}
+}

@@ -82,7 +82,8 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		Manage:          gateway.ManageOptions{Manager: d, ApprovalTimeout: opts.ApprovalTimeout},
 		Delegation:      gateway.DelegationOptions{Depth: d.depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Delegate:        d.del})
+		Delegate:        d.del,
+		Login:           d.loginThroughClient()})
 	d.setConfig(cfg, "")
 	return d, nil
 }
@@ -161,13 +162,23 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 
 // HTTPOptions builds the HTTP face's guard for the address weft binds: a
 // non-loopback address needs a bearer token, read from the variable
-// security.http_token_env names.
-func HTTPOptions(cfg *config.Config, listen string) (gateway.HTTPOptions, error) {
-	o := gateway.HTTPOptions{Listen: listen, Token: AdminToken(cfg)}
+// security.http_token_env names, or [gateway.auth]'s OAuth tokens. The JWT
+// verifier's key refreshes end with ctx.
+func HTTPOptions(ctx context.Context, cfg *config.Config, listen string) (gateway.HTTPOptions, error) {
+	gw := cfg.Gateway
+	o := gateway.HTTPOptions{Listen: listen, Token: AdminToken(cfg), MaxConnections: gw.MaxConnections, IdleTimeout: gw.IdleTimeout.Std(),
+		BodyTimeout: gw.BodyTimeout.Std(), MaxSessions: gw.MaxSessions, SessionIdleTimeout: gw.SessionIdleTimeout.Std()}
 	if name := cfg.Security.HTTPTokenEnv; name != "" && o.Token == "" {
 		return o, fmt.Errorf("security.http_token_env names %s, but it is empty; set it to the bearer token clients must send", name)
 	}
-	if !gateway.IsLoopbackListen(listen) && o.Token == "" {
+	if cfg.Gateway.Auth != nil {
+		auth, err := faceAuth(ctx, cfg.Gateway.Auth, listen, o.Token)
+		if err != nil {
+			return o, err
+		}
+		o.Auth = auth
+	}
+	if !gateway.IsLoopbackListen(listen) && o.Token == "" && o.Auth == nil {
 		return o, fmt.Errorf("listen address %s is not loopback: set security.http_token_env to a variable holding a bearer token, or listen on 127.0.0.1", listen)
 	}
 	return o, nil

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/weft-dev/weft/internal/config"
@@ -29,15 +31,19 @@ func (g *delegator) runner() (*delegate.Runner, error) {
 }
 
 // Delegate runs one delegation for the face.
-func (g *delegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (string, any, error) {
+func (g *delegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (gateway.DelegateResult, error) {
 	r, err := g.runner()
 	if err != nil {
-		return "", nil, err
+		return gateway.DelegateResult{}, err
 	}
 	res, err := r.Run(ctx, delegate.Request{Task: in.Task, AllowedTools: in.AllowedTools, MaxTurns: in.MaxTurns, Depth: in.Depth},
 		func(e delegate.Event) { progress(e.String()) })
 	if err != nil {
-		return "", nil, err
+		return gateway.DelegateResult{}, err
 	}
-	return res.Answer, res, nil
+	b, err := json.Marshal(res)
+	if err != nil {
+		return gateway.DelegateResult{}, fmt.Errorf("encode the delegation's result: %w", err)
+	}
+	return gateway.DelegateResult{Answer: res.Answer, Data: b}, nil
 }

@@ -15,7 +15,9 @@ import (
 // options, so that every hub weft runs (the daemon's, and the CLI's
 // throwaway health-check hubs) runs the same way.
 func HubOptions(cfg *config.Config, logger *slog.Logger) hub.Options {
+	logins, stamp := upstreamLogins(cfg, logger)
 	return hub.Options{
+		LoginStamp:         stamp,
 		Logger:             logger,
 		Separator:          cfg.Gateway.Separator,
 		MaxTools:           cfg.Limits.MaxTools,
@@ -27,6 +29,7 @@ func HubOptions(cfg *config.Config, logger *slog.Logger) hub.Options {
 			Logger:          logger,
 			MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 			KeepAlive:       cfg.Limits.PingInterval.Std(),
+			OAuth:           logins,
 		},
 	}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -31,67 +32,67 @@ func (d *Daemon) planService() gateway.Plans {
 	return &planService{store: &plan.Store{Dir: dir}, tools: PlanTools{ToolsOf(d.hub)}}
 }
 
-type planSummary struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	Steps   int    `json:"steps"`
-	LastRun string `json:"last_run"`
-}
-
 // List implements gateway.Plans.
-func (s *planService) List(context.Context) (any, error) {
+func (s *planService) List(context.Context) (gateway.PlanList, error) {
 	plans, _, err := s.store.List()
 	if err != nil {
-		return nil, err
+		return gateway.PlanList{}, err
 	}
-	out := struct {
-		Plans []planSummary `json:"plans"`
-	}{Plans: []planSummary{}}
+	out := gateway.PlanList{Plans: []gateway.PlanSummary{}}
 	for _, p := range plans {
-		out.Plans = append(out.Plans, planSummary{ID: p.ID, Title: p.Title, Steps: len(p.Steps), LastRun: LastRun(s.store, p.ID)})
+		out.Plans = append(out.Plans, gateway.PlanSummary{ID: p.ID, Title: p.Title, Steps: len(p.Steps), LastRun: LastRun(s.store, p.ID)})
 	}
 	return out, nil
 }
 
 // Show implements gateway.Plans.
-func (s *planService) Show(_ context.Context, id string) (string, any, error) {
+func (s *planService) Show(_ context.Context, id string) (gateway.PlanDoc, error) {
 	p, err := s.store.Load(id)
 	if err != nil {
-		return "", nil, err
+		return gateway.PlanDoc{}, err
 	}
 	var b bytes.Buffer
 	plan.Render(&b, p)
-	return b.String(), p, nil
+	return planDoc(b.String(), p)
 }
 
 // DryRun implements gateway.Plans; it calls no tool.
-func (s *planService) DryRun(_ context.Context, id string, vars map[string]any) (string, any, error) {
+func (s *planService) DryRun(_ context.Context, id string, vars map[string]any) (gateway.PlanDoc, error) {
 	p, err := s.store.Load(id)
 	if err != nil {
-		return "", nil, err
+		return gateway.PlanDoc{}, err
 	}
 	d, err := plan.Dry(p, vars)
 	if err != nil {
-		return "", nil, err
+		return gateway.PlanDoc{}, err
 	}
 	var b bytes.Buffer
 	d.Print(&b)
-	return b.String(), d, nil
+	return planDoc(b.String(), d)
+}
+
+// planDoc pairs text with v's JSON for the face.
+func planDoc(text string, v any) (gateway.PlanDoc, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return gateway.PlanDoc{}, fmt.Errorf("encode result: %w", err)
+	}
+	return gateway.PlanDoc{Text: text, Data: b}, nil
 }
 
 // Run implements gateway.Plans: one run per plan, checkpointed like the CLI.
-func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptions, progress func(string, int, int)) (any, error) {
+func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptions, progress func(string, int, int)) (gateway.PlanDoc, error) {
 	p, err := s.store.Load(id)
 	if err != nil {
-		return nil, err
+		return gateway.PlanDoc{}, err
 	}
 	unlock, err := s.store.Lock(id)
 	if err != nil {
-		return nil, err
+		return gateway.PlanDoc{}, err
 	}
 	defer unlock()
 	if err := plan.Validate(p, s.tools.Tools()); err != nil {
-		return nil, err
+		return gateway.PlanDoc{}, err
 	}
 	finished := 0
 	opts := plan.Options{MaxParallel: o.MaxParallel, Vars: o.Vars, Budget: plan.NewBudget(plan.Limits{MaxCalls: o.MaxCalls}),
@@ -104,7 +105,7 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 	if o.Resume {
 		cp, ok, err := s.store.LoadCheckpoint(id)
 		if err != nil {
-			return nil, err
+			return gateway.PlanDoc{}, err
 		}
 		if ok {
 			opts.Resume = cp
@@ -112,9 +113,13 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 	}
 	cp, err := plan.Run(ctx, s.tools, p, opts)
 	if cp == nil {
-		return nil, err
+		return gateway.PlanDoc{}, err
 	}
-	return cp, err
+	doc, merr := planDoc("", cp)
+	if merr != nil {
+		return doc, merr
+	}
+	return doc, err
 }
 
 // LastRun summarises a plan's checkpoint: "completed 4/4", "never run".

@@ -25,10 +25,11 @@ var floors = map[string][]string{
 	"internal/plan":     {"internal/hub", "internal/gateway", "internal/upstream", "internal/agent"},
 	"internal/delegate": {"internal/hub", "internal/gateway", "internal/upstream", "internal/agent"},
 	"internal/toolset":  {"internal/hub", "internal/gateway", "internal/upstream"},
+	"internal/oauth":    {"internal/upstream", "internal/hub", "internal/gateway", "internal/policy"},
 }
 
 // leaves import no weft package at all.
-var leaves = []string{"internal/atomicfile", "internal/filelock", "internal/naming", "internal/toolset", "internal/llm"}
+var leaves = []string{"internal/atomicfile", "internal/filelock", "internal/naming", "internal/toolset", "internal/llm", "internal/faceauth"}
 
 // importedOnlyBy: the composition root and the command line sit on top;
 // nothing below may reach up to them.

@@ -27,6 +27,8 @@ type ServerSpec struct {
 	Type      string            `json:"type,omitempty"`
 	Prefix    *string           `json:"prefix,omitempty"`
 	TimeoutMS int               `json:"timeout_ms,omitempty"`
+	// OAuth is the server's login settings (no secrets: the secret's variable name).
+	OAuth *config.OAuth `json:"oauth,omitempty"`
 	// NoVerify records the server without waiting for it to connect.
 	NoVerify bool `json:"no_verify,omitempty"`
 }
@@ -34,7 +36,7 @@ type ServerSpec struct {
 // Server is the config entry the spec describes.
 func (s ServerSpec) Server() *config.Server {
 	return &config.Server{Name: s.Name, Target: s.Target, Args: s.Args, Env: s.Env, Headers: s.Headers, Type: s.Type,
-		Prefix: s.Prefix, TimeoutMS: s.TimeoutMS}
+		Prefix: s.Prefix, TimeoutMS: s.TimeoutMS, OAuth: s.OAuth}
 }
 
 // AdminError is the body of a failed admin change.

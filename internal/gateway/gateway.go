@@ -6,12 +6,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
 )
@@ -39,6 +38,9 @@ type Options struct {
 	// Delegate backs weft__delegate (delegatetool.go); nil: it says
 	// delegation is unavailable.
 	Delegate Delegator
+	// Login, when set, lets a client that can open URLs log weft in to a
+	// server that needs a login, in the middle of a call (login.go).
+	Login LoginFunc
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -46,7 +48,10 @@ type Gateway struct {
 	hub    *hub.Hub
 	opts   Options
 	logger *slog.Logger
-	server *mcp.Server
+	// quietLogger rate-limits the SDK's lines that one event repeats per
+	// session (ratelog.go).
+	quietLogger *slog.Logger
+	server      *mcp.Server
 
 	mu        sync.Mutex // serialises sync
 	tools     map[string][32]byte
@@ -71,14 +76,14 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		hub: h, opts: opts, logger: opts.Logger,
+		hub: h, opts: opts, logger: opts.Logger, quietLogger: newQuietLogger(opts.Logger, 5*time.Second),
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
 		levels: &logLevels{m: map[*mcp.ServerSession]mcp.LoggingLevel{}},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
-		Logger:       opts.Logger,
+		Logger:       g.quietLogger,
 		Instructions: "weft exposes the tools, resources and prompts of several MCP servers, each namespaced as <server>__<name>. Use weft__search_tools to find tools that are not listed.",
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
@@ -87,7 +92,8 @@ func New(h *hub.Hub, opts Options) *Gateway {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			return g.hub.Complete(ctx, req.Params)
+			res, err := g.hub.Complete(ctx, req.Params)
+			return res, requestError(err)
 		},
 		SupportedProtocolVersions: protocolVersions,
 		SubscribeHandler:          g.subscribe,
@@ -190,34 +196,27 @@ func (g *Gateway) safely(what string, add func()) {
 func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	meta, err := g.delegate(req.Params.Meta)
 	if err != nil {
-		return toolResult(nil, err)
+		return toolError(err)
 	}
 	res, err := g.forwardCall(ctx, req, meta)
-	return toolResult(res, err)
-}
-
-// toolResult passes an upstream's protocol errors through unchanged and turns
-// weft's own failures (draining, disconnected, timeout) into a tool error the
-// model can read.
-func toolResult(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
-	if err == nil {
-		return res, nil
+	if err != nil {
+		var again bool
+		if again, err = g.loginThroughClient(ctx, req.Session, req.Params.Name, err); !again {
+			return toolError(err)
+		}
+		if res, err = g.forwardCall(ctx, req, meta); err != nil {
+			return toolError(err)
+		}
 	}
-	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) || errors.Is(err, hub.ErrUnknownTool) {
-		return nil, err
-	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "weft: " + err.Error()}}}, nil
+	return res, nil
 }
 
 func (g *Gateway) forwardPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	return g.getPrompt(ctx, req)
+	res, err := g.getPrompt(ctx, req)
+	return res, requestError(err)
 }
 
 func (g *Gateway) forwardRead(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	res, err := g.readResource(ctx, req)
-	if errors.Is(err, hub.ErrUnknownURI) {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
-	}
-	return res, err
+	return res, requestError(err)
 }

@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // HTTPOptions harden the HTTP face.
@@ -24,6 +24,15 @@ type HTTPOptions struct {
 	Token string
 	// MaxBodyBytes bounds a request body (default 4 MiB).
 	MaxBodyBytes int64
+	// Auth, when set, authenticates every request instead of the Token
+	// check (it accepts Token itself) and strips the credentials.
+	Auth func(http.Handler) http.Handler
+	// The limits below default to config's (httpserver.go withDefaults).
+	MaxConnections     int           // open client connections
+	IdleTimeout        time.Duration // keep-alive connection with no request
+	BodyTimeout        time.Duration // reading one request body
+	MaxSessions        int           // Streamable HTTP sessions
+	SessionIdleTimeout time.Duration // session nobody used
 }
 
 // IsLoopbackListen reports whether addr (host:port) binds only loopback.
@@ -51,34 +60,39 @@ func isLoopbackHost(host string) bool {
 // the bearer token must match when one is set, and the body must be one
 // bounded JSON-RPC message: no batch, no keys that differ only in case.
 func guard(next http.Handler, o HTTPOptions) http.Handler {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = maxBody
-	}
+	o = o.withDefaults()
 	boundHost, _, _ := net.SplitHostPort(o.Listen)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if msg := checkHost(r.Host, boundHost); msg != "" {
-			http.Error(w, msg, http.StatusForbidden)
+			refuse(w, msg, http.StatusForbidden)
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
-			http.Error(w, fmt.Sprintf("weft: cross-origin request refused: Origin %q is not this weft", origin), http.StatusForbidden)
+			refuse(w, fmt.Sprintf("weft: cross-origin request refused: Origin %q is not this weft", origin), http.StatusForbidden)
 			return
 		}
 		if !tokenOK(r, o.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="weft"`)
-			http.Error(w, "weft: missing or wrong bearer token (Authorization: Bearer …)", http.StatusUnauthorized)
+			refuse(w, "weft: missing or wrong bearer token (Authorization: Bearer …)", http.StatusUnauthorized)
 			return
 		}
 		// The token authenticates the client to weft only; it is never passed
 		// on, so drop it before anything downstream can see it.
 		r.Header.Del("Authorization")
 		if r.Method == http.MethodPost {
-			if !checkBody(w, r, o.MaxBodyBytes) {
+			if !checkBody(w, r, o.MaxBodyBytes, o.BodyTimeout) {
 				return
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuse answers a refused request and closes its connection: a client
+// that is refused keeps no idle connection (and file descriptor) of weft's.
+func refuse(w http.ResponseWriter, msg string, status int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, status)
 }
 
 // checkHost returns why host is refused, or "".
@@ -124,75 +138,31 @@ func tokenOK(r *http.Request, token string) bool {
 // checkBody enforces the JSON content type, the size limit and the shape of
 // a single message, then puts the body back for the MCP handler. It writes
 // the refusal and returns false when the request is refused.
-func checkBody(w http.ResponseWriter, r *http.Request, limit int64) bool {
+func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) bool {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "application/json" {
-		http.Error(w, "weft: Content-Type must be application/json", http.StatusUnsupportedMediaType)
+		refuse(w, "weft: Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return false
 	}
+	// A slow body must not hold the connection (and a goroutine) forever;
+	// the deadline is lifted again so that a response stream is not cut.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(timeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			http.Error(w, fmt.Sprintf("weft: request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
+			refuse(w, fmt.Sprintf("weft: request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
 			return false
 		}
-		http.Error(w, "weft: cannot read request body", http.StatusBadRequest)
+		refuse(w, "weft: cannot read request body", http.StatusBadRequest)
 		return false
 	}
-	if msg := CheckMessage(body); msg != "" {
-		http.Error(w, "weft: "+msg, http.StatusBadRequest)
+	if bad := checkMessage(body); bad != nil {
+		refuseMessage(w, bad)
 		return false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return true
-}
-
-// CheckMessage returns why a JSON-RPC message is refused, or "": a batch,
-// or an object holding two keys that differ only in case, which
-// case-insensitive decoders would read differently from weft.
-func CheckMessage(body []byte) string {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return "JSON-RPC batches are not accepted; send one message per request"
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if key, err := scanKeys(dec); err != nil {
-		return "request body is not valid JSON"
-	} else if key != "" {
-		return fmt.Sprintf("ambiguous message: key %q appears more than once (keys are compared ignoring case)", key)
-	}
-	return ""
-}
-
-// scanKeys walks one JSON value and returns the first key of an object that
-// repeats another key of the same object, ignoring case.
-func scanKeys(dec *json.Decoder) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return "", nil
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		if d == '{' {
-			k, err := dec.Token()
-			if err != nil {
-				return "", err
-			}
-			key := strings.ToLower(fmt.Sprint(k))
-			if seen[key] {
-				return fmt.Sprint(k), nil
-			}
-			seen[key] = true
-		}
-		if dup, err := scanKeys(dec); err != nil || dup != "" {
-			return dup, err
-		}
-	}
-	_, err = dec.Token() // the closing delimiter
-	return "", err
 }

@@ -3,9 +3,9 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
@@ -31,19 +31,24 @@ func (g *Gateway) Handler() http.Handler { return g.HandlerWith(g.opts.HTTP) }
 // HandlerWith is Handler with the HTTP face's guard options given by the
 // caller, who knows the address actually bound.
 func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
+	o = o.withDefaults()
 	mux := http.NewServeMux()
 	opts := &mcp.StreamableHTTPOptions{
-		Logger:                g.logger,
-		SessionTimeout:        30 * time.Minute,
+		Logger:                g.quietLogger,
+		SessionTimeout:        o.SessionIdleTimeout,
 		CrossOriginProtection: http.NewCrossOriginProtection(),
 		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
 	}
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
-	mux.Handle(Endpoint, g.byRevision(mcpHandler, opts))
+	mux.Handle(Endpoint, g.byRevision(capSessions(g.server, o.MaxSessions, mcpHandler), opts))
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
 	mux.HandleFunc("DELETE "+ServersPath+"{name}", g.serveRemoveServer)
+	if auth := o.Auth; auth != nil {
+		o.Token = "" // checked by auth, with the OAuth tokens
+		return auth(guard(mux, o))
+	}
 	return guard(mux, o)
 }
 
@@ -55,9 +60,11 @@ type Status struct {
 	Clashes []string           `json:"clashes,omitempty"`
 }
 
-func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
-	cat := g.hub.Catalog()
-	st := Status{Servers: g.hub.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
+// StatusOf is the status of h's servers and catalog, as the admin endpoint
+// answers it and `weft mcp list` prints it.
+func StatusOf(h *hub.Hub) Status {
+	cat := h.Catalog()
+	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
 	for _, t := range cat.Tools {
 		if t.Listed {
 			st.Listed = append(st.Listed, t.Name)
@@ -65,6 +72,11 @@ func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
 			st.Hidden = append(st.Hidden, t.Name)
 		}
 	}
+	return st
+}
+
+func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
+	st := StatusOf(g.hub)
 	g.setConfigETag(w)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(st)
@@ -87,9 +99,16 @@ func (g *Gateway) ServeStdio(ctx context.Context) error {
 	if limit <= 0 {
 		limit = config.DefaultMaxMessageBytes
 	}
+	return g.serveIO(ctx, os.Stdin, os.Stdout, limit)
+}
+
+// serveIO serves one client over a pair of streams, answering refused
+// lines itself (stdio.go).
+func (g *Gateway) serveIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser, limit int) error {
+	w := &lockedWriter{w: out}
 	return g.server.Run(ctx, &mcp.IOTransport{
-		Reader:        stdinGuard(os.Stdin, limit, g.logger),
-		Writer:        os.Stdout,
-		MaxLineLength: limit,
+		Reader:        newStdinFilter(in, limit, w, g.quietLogger),
+		Writer:        w,
+		MaxLineLength: limit + 1, // lines are bounded (and refused) before the SDK sees them
 	})
 }

@@ -162,8 +162,8 @@ func (pk *parking) wait(ctx context.Context, pc *parkedCall) (any, error) {
 	}
 }
 
-// park stores pc under a fresh request state until the client answers or
-// the call ends.
+// park stores pc under a fresh request state until the client answers, or
+// for parkTimeout after the call ends.
 func (pk *parking) park(pc *parkedCall) (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -177,10 +177,14 @@ func (pk *parking) park(pc *parkedCall) (string, error) {
 	pk.calls[state] = pc
 	pk.mu.Unlock()
 	go func() {
+		// A call that ends while its client is answering (the upstream
+		// gave up, or failed) keeps its outcome for the client's retry.
 		<-pc.done
-		pk.mu.Lock()
-		delete(pk.calls, state)
-		pk.mu.Unlock()
+		time.AfterFunc(parkTimeout, func() {
+			pk.mu.Lock()
+			delete(pk.calls, state)
+			pk.mu.Unlock()
+		})
 	}()
 	return state, nil
 }

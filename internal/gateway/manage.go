@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
@@ -61,45 +62,31 @@ type ManageOptions struct {
 // manageIn is mcp_manage's input.
 type manageIn struct {
 	Action  string            `json:"action"`
-	Name    string            `json:"name"`
-	Target  string            `json:"target"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-	Headers map[string]string `json:"headers"`
-	Type    string            `json:"type"`
+	Name    string            `json:"name,omitempty" jsonschema:"server name (1-64 of A-Z a-z 0-9 _ -); required for add and remove"`
+	Target  string            `json:"target,omitempty" jsonschema:"for add: the command to run (no shell) or an http(s) URL"`
+	Args    []string          `json:"args,omitempty" jsonschema:"for add: the command's arguments"`
+	Env     map[string]string `json:"env,omitempty" jsonschema:"for add: environment variables of a stdio server"`
+	Headers map[string]string `json:"headers,omitempty" jsonschema:"for add: HTTP headers of a remote server"`
+	Type    string            `json:"type,omitempty" jsonschema:"for add: transport (default: inferred from target)"`
 }
 
 func (g *Gateway) addManageTool() {
-	str := func(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
-	strMap := func(d string) map[string]any {
-		return map[string]any{"type": "object", "description": d, "additionalProperties": map[string]any{"type": "string"}}
-	}
-	g.server.AddTool(&mcp.Tool{
+	mcp.AddTool(g.server, &mcp.Tool{
 		Name: ManageToolName,
 		Description: "List, add or remove the MCP servers weft connects to. action=list shows every server and its status. " +
 			"action=add connects a server (name, target = command or http(s) URL, args, env, headers, type) and records it in weft's config; " +
 			"depending on weft's autonomy setting the user may be asked to approve it first. action=remove stops a server and deletes it from the config.",
-		InputSchema: map[string]any{
-			"type":     "object",
-			"required": []string{"action"},
-			"properties": map[string]any{
-				"action":  map[string]any{"type": "string", "enum": []string{"list", "add", "remove"}},
-				"name":    str("server name (1-64 of A-Z a-z 0-9 _ -); required for add and remove"),
-				"target":  str("for add: the command to run (no shell) or an http(s) URL"),
-				"args":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "for add: the command's arguments"},
-				"env":     strMap("for add: environment variables of a stdio server"),
-				"headers": strMap("for add: HTTP headers of a remote server"),
-				"type":    map[string]any{"type": "string", "enum": []string{"stdio", "http", "sse"}, "description": "for add: transport (default: inferred from target)"},
-			},
-		},
-	}, g.relayedTool(g.manage))
+		InputSchema: inputSchema[manageIn](func(p map[string]*jsonschema.Schema) {
+			p["action"].Enum = []any{"list", "add", "remove"}
+			p["type"].Enum = []any{"stdio", "http", "sse"}
+		}),
+	}, relayedFor(g, func(ctx context.Context, req *mcp.CallToolRequest, in manageIn) (*mcp.CallToolResult, any, error) {
+		res, err := g.manage(ctx, req, &in)
+		return res, nil, err
+	}))
 }
 
-func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in manageIn
-	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
-		return errorResult(err), nil
-	}
+func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest, in *manageIn) (*mcp.CallToolResult, error) {
 	switch in.Action {
 	case "list":
 		return jsonResult(struct {
@@ -118,7 +105,7 @@ func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	}
 	var msg string
 	if in.Action == "add" {
-		msg, err = g.manageAdd(ctx, req.Session, cfg, &in)
+		msg, err = g.manageAdd(ctx, req.Session, cfg, in)
 	} else {
 		msg, err = g.manageRemove(ctx, req.Session, cfg, in.Name)
 	}

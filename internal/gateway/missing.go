@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
 )
 
 // explainMissingTools answers a call of a tool the face does not list
@@ -25,8 +25,18 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 			return next(ctx, method, req)
 		}
 		if err := g.hub.Unavailable(call.Params.Name); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: %v", call.Params.Name, err)}
+			again, err := g.loginThroughClient(ctx, call.Session, call.Params.Name, err)
+			if again {
+				return g.forwardTool(ctx, call) // the face may not list the tool yet
+			}
+			return toolError(unavailableTool(call.Params.Name, err))
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// unavailableTool is the error of a call to a tool whose server is not
+// active: unknown to the client, with the server's state as the reason.
+func unavailableTool(name string, why error) error {
+	return fmt.Errorf("%w %q: %w", hub.ErrUnknownTool, name, why)
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,19 +17,41 @@ const (
 	planRunName  = "weft__plan_run"
 )
 
-// Plans is what the plan tools need. The CLI supplies it over the plan
-// package, so the gateway does not depend on plans.
+// Plans is what the plan tools need. The composition root supplies it over
+// the plan package, so the gateway does not depend on plans.
 type Plans interface {
-	// List returns the saved plans as a JSON-ready value.
-	List(ctx context.Context) (any, error)
-	// Show returns the plan drawn as text and as a JSON-ready value.
-	Show(ctx context.Context, id string) (string, any, error)
-	// DryRun returns what a run would call, as text and value; it calls
+	// List returns the saved plans.
+	List(ctx context.Context) (PlanList, error)
+	// Show returns the plan drawn as text and as JSON.
+	Show(ctx context.Context, id string) (PlanDoc, error)
+	// DryRun returns what a run would call, as text and JSON; it calls
 	// nothing.
-	DryRun(ctx context.Context, id string, vars map[string]any) (string, any, error)
+	DryRun(ctx context.Context, id string, vars map[string]any) (PlanDoc, error)
 	// Run runs the plan, calling progress for every step event with the
-	// steps finished so far, and returns the final state.
-	Run(ctx context.Context, id string, opts PlanRunOptions, progress func(msg string, finished, total int)) (any, error)
+	// steps finished so far, and returns the final state (as JSON). A run
+	// that failed returns its state along with the error.
+	Run(ctx context.Context, id string, opts PlanRunOptions, progress func(msg string, finished, total int)) (PlanDoc, error)
+}
+
+// PlanList is weft__plan_list's result.
+type PlanList struct {
+	Plans []PlanSummary `json:"plans"`
+}
+
+// PlanSummary is one saved plan in a PlanList.
+type PlanSummary struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Steps   int    `json:"steps"`
+	LastRun string `json:"last_run"`
+}
+
+// PlanDoc is a plan tool's answer: Text for people (empty: Data is shown),
+// Data the plan package's own JSON, which the face passes on as the
+// structured result without importing that package.
+type PlanDoc struct {
+	Text string
+	Data json.RawMessage
 }
 
 // PlanRunOptions are the arguments of weft__plan_run.
@@ -40,8 +62,24 @@ type PlanRunOptions struct {
 	MaxCalls    int            `json:"max_calls,omitempty"`
 }
 
-var planIDSchema = map[string]any{"type": "string", "description": "plan id (weft__plan_list shows them)"}
-var varsSchema = map[string]any{"type": "object", "description": "plan variables to set, by name"}
+// Inputs of the plan tools.
+type (
+	planListIn struct{}
+	planShowIn struct {
+		ID string `json:"id" jsonschema:"plan id (weft__plan_list shows them)"`
+	}
+	planDryIn struct {
+		ID   string         `json:"id" jsonschema:"plan id (weft__plan_list shows them)"`
+		Vars map[string]any `json:"vars,omitempty" jsonschema:"plan variables to set, by name"`
+	}
+	planRunIn struct {
+		ID          string         `json:"id" jsonschema:"plan id (weft__plan_list shows them)"`
+		Vars        map[string]any `json:"vars,omitempty" jsonschema:"plan variables to set, by name"`
+		MaxParallel int            `json:"max_parallel,omitempty" jsonschema:"most steps running at once"`
+		Resume      bool           `json:"resume,omitempty" jsonschema:"go on with the last run instead of starting afresh"`
+		MaxCalls    int            `json:"max_calls,omitempty" jsonschema:"stop after this many tool calls (0: no limit)"`
+	}
+)
 
 // addPlanTools registers the plan tools. They are always there, so that
 // BuiltinNames is what every face lists; without plans they say so.
@@ -50,55 +88,36 @@ func (g *Gateway) addPlanTools(p Plans) {
 		p = noPlans{}
 	}
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
-	g.server.AddTool(&mcp.Tool{Name: planListName, Description: "List the saved weft plans (DAGs of tool calls) with their last run's status.",
-		InputSchema: map[string]any{"type": "object"}, Annotations: ro},
-		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			v, err := p.List(ctx)
-			return valueResult("", v, err)
+	mcp.AddTool(g.server, &mcp.Tool{Name: planListName, Description: "List the saved weft plans (DAGs of tool calls) with their last run's status.",
+		InputSchema: inputSchema[planListIn](nil), Annotations: ro},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ planListIn) (*mcp.CallToolResult, PlanList, error) {
+			list, err := p.List(ctx)
+			if list.Plans == nil {
+				list.Plans = []PlanSummary{}
+			}
+			return nil, list, err
 		})
-	g.server.AddTool(&mcp.Tool{Name: planShowName, Description: "Show a saved plan: its steps, tools, dependencies and variables.",
-		InputSchema: objectSchema([]string{"id"}, map[string]any{"id": planIDSchema}), Annotations: ro},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var in struct{ ID string }
-			if err := decodeArgs(req.Params.Arguments, &in); err != nil {
-				return errorResult(err), nil
-			}
-			text, v, err := p.Show(ctx, in.ID)
-			return valueResult(text, v, err)
+	mcp.AddTool(g.server, &mcp.Tool{Name: planShowName, Description: "Show a saved plan: its steps, tools, dependencies and variables.",
+		InputSchema: inputSchema[planShowIn](nil), Annotations: ro},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in planShowIn) (*mcp.CallToolResult, any, error) {
+			return docResult(p.Show(ctx, in.ID))
 		})
-	g.server.AddTool(&mcp.Tool{Name: planDryName, Description: "Dry-run a saved plan: each step's tool and resolved arguments, and how many calls a run makes. Calls no tool.",
-		InputSchema: objectSchema([]string{"id"}, map[string]any{"id": planIDSchema, "vars": varsSchema}), Annotations: ro},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var in struct {
-				ID   string
-				Vars map[string]any
-			}
-			if err := decodeArgs(req.Params.Arguments, &in); err != nil {
-				return errorResult(err), nil
-			}
-			text, v, err := p.DryRun(ctx, in.ID, in.Vars)
-			return valueResult(text, v, err)
+	mcp.AddTool(g.server, &mcp.Tool{Name: planDryName, Description: "Dry-run a saved plan: each step's tool and resolved arguments, and how many calls a run makes. Calls no tool.",
+		InputSchema: inputSchema[planDryIn](nil), Annotations: ro},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in planDryIn) (*mcp.CallToolResult, any, error) {
+			return docResult(p.DryRun(ctx, in.ID, in.Vars))
 		})
 	g.addPlanRun(p)
 }
 
 func (g *Gateway) addPlanRun(p Plans) {
-	g.server.AddTool(&mcp.Tool{Name: planRunName,
+	mcp.AddTool(g.server, &mcp.Tool{Name: planRunName,
 		Description: "Run a saved plan, with a checkpoint after every step and progress notifications; resume: true goes on with its last run.",
-		InputSchema: objectSchema([]string{"id"}, map[string]any{
-			"id": planIDSchema, "vars": varsSchema,
-			"max_parallel": map[string]any{"type": "integer", "minimum": 1, "description": "most steps running at once"},
-			"resume":       map[string]any{"type": "boolean", "description": "go on with the last run instead of starting afresh"},
-			"max_calls":    map[string]any{"type": "integer", "minimum": 0, "description": "stop after this many tool calls (0: no limit)"},
+		InputSchema: inputSchema[planRunIn](func(props map[string]*jsonschema.Schema) {
+			props["max_parallel"].Minimum = atLeast(1)
+			props["max_calls"].Minimum = atLeast(0)
 		})},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var in struct {
-				ID string `json:"id"`
-				PlanRunOptions
-			}
-			if err := decodeArgs(req.Params.Arguments, &in); err != nil {
-				return errorResult(err), nil
-			}
+		func(ctx context.Context, req *mcp.CallToolRequest, in planRunIn) (*mcp.CallToolResult, any, error) {
 			token := req.Params.GetProgressToken()
 			progress := func(msg string, finished, total int) {
 				if token == nil || req.Session == nil {
@@ -107,35 +126,31 @@ func (g *Gateway) addPlanRun(p Plans) {
 				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 					ProgressToken: token, Message: msg, Progress: float64(finished), Total: float64(total)})
 			}
-			v, err := p.Run(ctx, in.ID, in.PlanRunOptions, progress)
-			return valueResult("", v, err)
+			opts := PlanRunOptions{Vars: in.Vars, MaxParallel: in.MaxParallel, Resume: in.Resume, MaxCalls: in.MaxCalls}
+			return docResult(p.Run(ctx, in.ID, opts, progress))
 		})
 }
 
-func objectSchema(required []string, props map[string]any) map[string]any {
-	return map[string]any{"type": "object", "required": required, "properties": props}
-}
-
-// valueResult answers with v as structured content (and text when given);
-// an error becomes a tool error the model can read. A run that failed
-// still returns its state along with the error.
-func valueResult(text string, v any, err error) (*mcp.CallToolResult, error) {
-	if err != nil && v == nil {
-		return errorResult(err), nil
+// docResult answers with the doc's JSON as structured content (and its
+// text when given); an error becomes a tool error the model can read, and a
+// run that failed still shows its state along with the error.
+func docResult(doc PlanDoc, err error) (*mcp.CallToolResult, any, error) {
+	if err != nil && len(doc.Data) == 0 {
+		return errorResult(err), nil, nil
 	}
-	b, merr := json.Marshal(v)
-	if merr != nil {
-		return errorResult(fmt.Errorf("encode result: %w", merr)), nil
-	}
+	text := doc.Text
 	if text == "" {
-		text = string(b)
+		text = string(doc.Data)
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	if err != nil {
 		res.IsError = true
 		res.Content = append([]mcp.Content{&mcp.TextContent{Text: err.Error()}}, res.Content...)
 	}
-	return res, nil
+	if len(doc.Data) == 0 {
+		return res, nil, nil
+	}
+	return res, doc.Data, nil
 }
 
 // noPlans answers the plan tools of a face that was given no plan store.
@@ -144,13 +159,13 @@ type noPlans struct{}
 var errNoPlans = errors.New("plans are not available in this weft: it found no plans directory (set WEFT_PLANS_DIR)")
 
 // List and the others answer that there are no plans.
-func (noPlans) List(context.Context) (any, error) { return nil, errNoPlans }
-func (noPlans) Show(context.Context, string) (string, any, error) {
-	return "", nil, errNoPlans
+func (noPlans) List(context.Context) (PlanList, error) { return PlanList{}, errNoPlans }
+func (noPlans) Show(context.Context, string) (PlanDoc, error) {
+	return PlanDoc{}, errNoPlans
 }
-func (noPlans) DryRun(context.Context, string, map[string]any) (string, any, error) {
-	return "", nil, errNoPlans
+func (noPlans) DryRun(context.Context, string, map[string]any) (PlanDoc, error) {
+	return PlanDoc{}, errNoPlans
 }
-func (noPlans) Run(context.Context, string, PlanRunOptions, func(string, int, int)) (any, error) {
-	return nil, errNoPlans
+func (noPlans) Run(context.Context, string, PlanRunOptions, func(string, int, int)) (PlanDoc, error) {
+	return PlanDoc{}, errNoPlans
 }

@@ -15,21 +15,21 @@ import (
 // fakePlans runs a "plan" of three steps, reporting progress for each.
 type fakePlans struct{ gotOpts gateway.PlanRunOptions }
 
-func (f *fakePlans) List(context.Context) (any, error) {
-	return map[string]any{"plans": []any{map[string]any{"id": "p1"}}}, nil
+func (f *fakePlans) List(context.Context) (gateway.PlanList, error) {
+	return gateway.PlanList{Plans: []gateway.PlanSummary{{ID: "p1", Title: "One", Steps: 2, LastRun: "never run"}}}, nil
 }
-func (f *fakePlans) Show(_ context.Context, id string) (string, any, error) {
-	return "Plan: " + id, map[string]any{"id": id}, nil
+func (f *fakePlans) Show(_ context.Context, id string) (gateway.PlanDoc, error) {
+	return gateway.PlanDoc{Text: "Plan: " + id, Data: []byte(`{"id":"` + id + `"}`)}, nil
 }
-func (f *fakePlans) DryRun(_ context.Context, id string, _ map[string]any) (string, any, error) {
-	return "", nil, errors.New("no plan " + id)
+func (f *fakePlans) DryRun(_ context.Context, id string, _ map[string]any) (gateway.PlanDoc, error) {
+	return gateway.PlanDoc{}, errors.New("no plan " + id)
 }
-func (f *fakePlans) Run(_ context.Context, id string, o gateway.PlanRunOptions, progress func(string, int, int)) (any, error) {
+func (f *fakePlans) Run(_ context.Context, id string, o gateway.PlanRunOptions, progress func(string, int, int)) (gateway.PlanDoc, error) {
 	f.gotOpts = o
 	for i := 1; i <= 3; i++ {
 		progress("step done", i, 3)
 	}
-	return map[string]any{"status": "completed", "id": id}, nil
+	return gateway.PlanDoc{Data: []byte(`{"status":"completed","id":"` + id + `"}`)}, nil
 }
 
 func connectPlans(t *testing.T, plans gateway.Plans, progress chan *mcp.ProgressNotificationParams) *mcp.ClientSession {
@@ -67,7 +67,7 @@ func TestPlanToolsCallThePlans(t *testing.T) {
 		isError bool
 		want    string
 	}{
-		{"weft__plan_list", nil, false, `{"plans":[{"id":"p1"}]}`},
+		{"weft__plan_list", nil, false, `"title":"One"`},
 		{"weft__plan_show", map[string]any{"id": "p1"}, false, "Plan: p1"},
 		{"weft__plan_dry_run", map[string]any{"id": "nope"}, true, "no plan nope"},
 		{"weft__plan_run", map[string]any{"id": "p1", "max_parallel": 3, "resume": true, "vars": map[string]any{"k": 1}}, false, `"status":"completed"`},

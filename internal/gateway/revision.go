@@ -36,6 +36,20 @@ func (g *Gateway) relayedTool(h mcp.ToolHandler) mcp.ToolHandler {
 	}
 }
 
+// relayedFor is relayedTool for a typed tool handler.
+func relayedFor[In, Out any](g *Gateway, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		var out Out
+		res, err := g.relayedTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var res *mcp.CallToolResult
+			var err error
+			res, out, err = h(ctx, req, in)
+			return res, err
+		})(ctx, req)
+		return res, out, err
+	}
+}
+
 // inRevision runs h for one client request in the client's revision: for a
 // legacy client directly; for a 2026-07-28 client as a parked call
 // (inputreq.go), whose input requests asking turns into the request's

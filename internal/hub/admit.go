@@ -3,7 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
-	"fmt"
+	"net"
 
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -15,6 +15,11 @@ import (
 // in flight for its whole duration on every exit path; its outcome feeds
 // the breaker.
 func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *upstream.Conn) error) error {
+	return named(name, h.guarded(ctx, name, call))
+}
+
+// guarded is do without the server's name on its errors.
+func (h *Hub) guarded(ctx context.Context, name string, call func(context.Context, *upstream.Conn) error) error {
 	s, err := h.lookup(name)
 	if err != nil {
 		return err
@@ -35,7 +40,7 @@ func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *u
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	release, err := h.acquire(ctx, name, sem)
+	release, err := h.acquire(ctx, sem)
 	if err != nil {
 		br.record(probe, outcomeIgnored) // weft's own limit, not the server's fault
 		return err
@@ -48,21 +53,25 @@ func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *u
 	}
 	defer g.leave()
 	err = call(ctx, g.conn)
-	if err != nil && callerCtx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within the server's timeout_ms (%v); raise it if the tool is slow: %w", timeout, err)
+	if err != nil && callerCtx.Err() == nil && timedOut(err) {
+		err = &timeoutError{limit: timeout, cause: err}
 	}
 	br.record(probe, classify(callerCtx, err))
+	if needsLogin(err) {
+		h.markNeedsLogin(s, g.conn, err)
+		return needsLoginError(name)
+	}
 	return err
 }
 
 // acquire takes a per-server slot and then a global one, waiting while the
 // limits are reached, at most until ctx ends.
-func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (release func(), err error) {
+func (h *Hub) acquire(ctx context.Context, sem chan struct{}) (release func(), err error) {
 	if sem != nil {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: waited for a free call slot (max_concurrent_calls) until the timeout: %w", name, ctx.Err())
+			return nil, &slotError{limit: "max_concurrent_calls", cause: ctx.Err()}
 		}
 	}
 	if h.global != nil {
@@ -72,7 +81,7 @@ func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (rele
 			if sem != nil {
 				<-sem
 			}
-			return nil, fmt.Errorf("%s: waited for a free call slot (limits.max_concurrent_calls) until the timeout: %w", name, ctx.Err())
+			return nil, &slotError{limit: "limits.max_concurrent_calls", cause: ctx.Err()}
 		}
 	}
 	return func() {
@@ -83,4 +92,12 @@ func (h *Hub) acquire(ctx context.Context, name string, sem chan struct{}) (rele
 			<-sem
 		}
 	}, nil
+}
+
+// timedOut reports a request ended by the server's timeout: the call's
+// deadline, or the HTTP transport's wait for response headers, which is
+// bounded by the same timeout_ms.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

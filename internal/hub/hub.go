@@ -50,6 +50,9 @@ type Options struct {
 	// so that it can batch its own I/O.
 	ToolFilter func(server string, tools []*mcp.Tool) []*mcp.Tool
 	Upstream   upstream.Options
+	// LoginStamp, when set, changes whenever a stored OAuth login changes;
+	// the hub then reconnects servers that need a login.
+	LoginStamp func() string
 }
 
 // Hub owns every upstream connection.
@@ -78,6 +81,7 @@ type Hub struct {
 	// coming up together cost a few rebuilds, not 100.
 	rebuildWant atomic.Uint64
 	rebuiltUpTo uint64
+	stopLogins  chan struct{} // closed by Close; ends watchLogins
 }
 
 // New returns an empty hub.
@@ -111,6 +115,11 @@ func New(opts Options) *Hub {
 		h.reserved[n] = true
 	}
 	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved))
+	h.stopLogins = make(chan struct{})
+	if opts.LoginStamp != nil {
+		h.bg.Add(1)
+		go h.watchLogins(h.stopLogins)
+	}
 	return h
 }
 

@@ -85,8 +85,8 @@ func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
 func (h *Hub) startReconnect(s *server) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || s.life.Err() != nil {
-		return
+	if _, st := s.snapshot(); h.closed || s.life.Err() != nil || st == StatusNeedsLogin {
+		return // a login, not a timer, brings a needs_login server back
 	}
 	h.bg.Add(1)
 	go func() {
@@ -114,6 +114,8 @@ func (h *Hub) reconnectLoop(s *server) {
 		}
 		if err := h.connect(s.life, s, s.config()); err == nil {
 			h.rebuild()
+			return
+		} else if needsLogin(err) {
 			return
 		}
 		delay = min(delay*2, h.opts.BackoffMax)

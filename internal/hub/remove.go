@@ -41,6 +41,9 @@ func (h *Hub) Remove(ctx context.Context, name string) error {
 // waits for background work (reconnects, old connections draining).
 func (h *Hub) Close(ctx context.Context) {
 	h.mu.Lock()
+	if !h.closed {
+		close(h.stopLogins)
+	}
 	h.closed = true
 	names := h.sortedNames()
 	h.mu.Unlock()

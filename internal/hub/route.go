@@ -25,10 +25,7 @@ func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, arg
 		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: call %s: %w", t.Server, t.Original, err)
-	}
-	return res, nil
+	return res, err
 }
 
 // GetPrompt routes a prompt request to its upstream.
@@ -64,7 +61,7 @@ func (h *Hub) ReadResource(ctx context.Context, peer upstream.Peer, uri string, 
 // name, or a resource URI or template.
 func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
 	if params == nil || params.Ref == nil {
-		return nil, fmt.Errorf("completion without a reference")
+		return nil, ErrBadReference
 	}
 	cat := h.Catalog()
 	p := *params
@@ -85,7 +82,7 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 		}
 		server = s
 	default:
-		return nil, fmt.Errorf("unsupported completion reference type %q", ref.Type)
+		return nil, fmt.Errorf("%w (got %q)", ErrBadReference, ref.Type)
 	}
 	var res *mcp.CompleteResult
 	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {

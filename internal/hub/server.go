@@ -137,6 +137,9 @@ func (s *server) setFailed(err error, retryAt time.Time) {
 		s.state = StatusDisconnected
 	}
 	s.lastErr, s.retryAt = err.Error(), retryAt
+	if needsLogin(err) && s.gen == nil && s.state != StatusDraining {
+		s.state, s.lastErr = StatusNeedsLogin, needsLoginError(s.name).Error()
+	}
 }
 
 // markLost records the unexpected end of connection conn and returns its
@@ -163,6 +166,8 @@ func (s *server) check() error {
 		return serverError(s.name, ErrDraining)
 	case StatusConnecting:
 		return serverError(s.name, ErrConnecting)
+	case StatusNeedsLogin:
+		return needsLoginError(s.name)
 	}
 	if s.lastErr != "" {
 		return serverError(s.name, wrapReason(ErrDisconnected, s.lastErr))

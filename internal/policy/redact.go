@@ -65,6 +65,9 @@ func SecretValues(cfg *config.Config, getenv func(string) string) []string {
 		for _, v := range s.ExpandedHeaders(getenv) {
 			out = append(out, v)
 		}
+		if s.OAuth != nil && s.OAuth.ClientSecretEnv != "" {
+			out = append(out, getenv(s.OAuth.ClientSecretEnv))
+		}
 		if u, err := url.Parse(s.Target); err == nil && u.User != nil {
 			if p, ok := u.User.Password(); ok {
 				out = append(out, p, url.QueryEscape(p))

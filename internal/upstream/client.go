@@ -99,11 +99,12 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 			Endpoint:     c.cfg.Target,
 			HTTPClient:   c.httpClient(order),
 			MaxEventSize: c.opts.MaxMessageBytes,
+			OAuthHandler: c.oauthHandler(),
 		}, nil, nil
 	case config.TransportSSE:
 		return &mcp.SSEClientTransport{
 			Endpoint:     c.cfg.Target,
-			HTTPClient:   c.httpClient(order),
+			HTTPClient:   withOAuth(c.httpClient(order), c.oauthHandler()),
 			MaxEventSize: c.opts.MaxMessageBytes,
 		}, nil, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 )
@@ -45,6 +46,8 @@ type Options struct {
 	// KeepAlive is the interval of pings that detect a hung upstream; two
 	// missed pings end the session (0: no pings).
 	KeepAlive time.Duration
+	// OAuth returns the OAuth handler of a remote entry (nil: none).
+	OAuth func(cfg *config.Server) auth.OAuthHandler
 }
 
 // Info describes the server at the other end, from its handshake.

@@ -12,19 +12,7 @@ import (
 )
 
 // guideBlock returns the fenced block after marker in docs/guides/tool-calls.md.
-func guideBlock(t *testing.T, marker string) string {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "tool-calls.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "<!-- "+marker+" -->\n```")
-	_, rest, _ = strings.Cut(rest, "\n")
-	body, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
-		t.Fatalf("docs/guides/tool-calls.md lost its %q block", marker)
-	}
-	return body
-}
+func guideBlock(t *testing.T, marker string) string { return markedBlock(t, "tool-calls.md", marker) }
 
 // splitQuoted splits a command line on spaces, keeping "quoted words".
 func splitQuoted(line string) []string {

@@ -245,11 +245,11 @@ type misbehaveCase struct {
 
 var misbehaveCases = []misbehaveCase{
 	{mode: "noinit", wantErr: `unknown tool "bad__echo"`, wantStatus: hub.StatusDisconnected},
-	{mode: "hang", wantErr: `bad: call echo: no answer within the server's timeout_ms \(1.5s\)`, wantStatus: hub.StatusActive},
-	{mode: "crash", args: []string{"--crash-after", "2"}, okCalls: 2, wantErr: `bad: call echo: the upstream closed the connection`},
+	{mode: "hang", wantErr: `weft: bad: no answer within the server's timeout_ms \(1.5s\)`, wantStatus: hub.StatusActive},
+	{mode: "crash", args: []string{"--crash-after", "2"}, okCalls: 2, wantErr: `weft: bad: the upstream closed the connection`},
 	{mode: "garbage", okCalls: 3},
-	{mode: "bigline", wantErr: `bad: call echo: .*message too large`},
-	{mode: "flood", okCalls: 3, mayFail: `unknown tool "bad__echo"|bad: call echo: `},
+	{mode: "bigline", wantErr: `weft: bad: .*message too large`},
+	{mode: "flood", okCalls: 3, mayFail: `unknown tool "bad__echo"|weft: bad: `},
 	{mode: "sigterm", okCalls: 3},
 	{mode: "fork", okCalls: 3, procs: 2},
 }

@@ -22,7 +22,8 @@ func TestBadReloadChangesNothing(t *testing.T) {
 	good := fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\nargs = [\"--name\", \"a\"]\n", fake)
 	e.writeConfig(t, good)
 	s := e.serve()
-	cs := connect(t, s.url, nil)
+	changed := make(chan struct{}, 1)
+	cs := connect(t, s.url, changed)
 
 	// A save by rename, as editors do, with an unterminated string on line 4.
 	broken := good + "\n[tools.mcp_servers.b]\ntarget = \"unterminated\n"
@@ -45,6 +46,9 @@ func TestBadReloadChangesNothing(t *testing.T) {
 	awaitStatus(t, s, "b", 30*time.Second, "b active", func(st hub.ServerStatus, found bool) bool {
 		return found && st.Status == hub.StatusActive
 	})
+	// A server shows active as soon as it connects, a moment before its
+	// tools reach the catalog; wait for them.
+	waitFor(t, changed, func() bool { return has(toolNames(t, cs), "b__echo") }, "b__echo listed")
 	c := awaitStatus(t, s, "c", 30*time.Second, "c disconnected", func(st hub.ServerStatus, found bool) bool {
 		return found && st.Status == hub.StatusDisconnected
 	})

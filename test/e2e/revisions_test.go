@@ -254,6 +254,7 @@ func TestRevisionMatrix(t *testing.T) {
 					if got := cs.InitializeResult().ProtocolVersion; got != want {
 						t.Errorf("negotiated %s with weft, want %s", got, want)
 					}
+					awaitListed(t, ctx, cs, seen, up.calls[0][0])
 					if url != "" {
 						if got := upstreamRevision(t, url); got != up.upstreamRevision {
 							t.Errorf("weft speaks %s with the upstream, want %s", got, up.upstreamRevision)
@@ -463,6 +464,19 @@ func checkToolListChanged(t *testing.T, ctx context.Context, cs *mcp.ClientSessi
 		}
 		if has(toolNames(t, cs), added) {
 			return
+		}
+	}
+}
+
+// awaitListed waits until weft lists tool: weft connects its upstreams in
+// the background and tells clients with tools/list_changed.
+func awaitListed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, seen *schemas, tool string) {
+	t.Helper()
+	for !has(toolNames(t, cs), tool) {
+		select {
+		case <-seen.tools:
+		case <-ctx.Done():
+			t.Fatalf("%s never listed; tools: %v", tool, toolNames(t, cs))
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // canaries are secret values that must never appear outside weft.toml.
-var canaries = []string{"canary-env-6c1f", "canary-header-9d2e", "canary-urlpass-4b7a", "canary-expanded-1a3c", "canary-dead-7e5b"}
+var canaries = []string{"canary-env-6c1f", "canary-header-9d2e", "canary-urlpass-4b7a", "canary-expanded-1a3c", "canary-dead-7e5b", "canary-oauth-5e2a"}
 
 // TestCanarySecretsNeverLeak: secrets placed in env,
 // headers and URLs appear in no log line, error, `weft mcp list`/`get`
@@ -22,6 +22,7 @@ func TestCanarySecretsNeverLeak(t *testing.T) {
 	withPass := strings.Replace(up, "http://", "http://user:canary-urlpass-4b7a@", 1)
 	e := newEnv(t)
 	t.Setenv("CANARY_SRC", "canary-expanded-1a3c")
+	t.Setenv("CANARY_OAUTH_SECRET", "canary-oauth-5e2a")
 	toml := `[tools.mcp_servers.local]
 target = "` + testutil.FakeServerBinary(t) + `"
 env = { SECRET_TOKEN = "canary-env-6c1f", FROM_ENV = "${CANARY_SRC}" }
@@ -36,6 +37,12 @@ env = { SECRET_TOKEN = "canary-env-6c1f" }
 [tools.mcp_servers.remote]
 target = "` + withPass + `"
 headers = { Authorization = "Bearer canary-header-9d2e", X-Key = "${CANARY_SRC}" }
+
+# An OAuth client secret, named by client_secret_env (OAuth tokens are
+# checked the same way by TestOAuthUpstreamLifecycle).
+[tools.mcp_servers.oauthed]
+target = "` + up + `"
+oauth = { client_id = "weft", client_secret_env = "CANARY_OAUTH_SECRET" }
 
 [tools.mcp_servers.dead]
 target = "http://user:canary-dead-7e5b@127.0.0.1:1/mcp"

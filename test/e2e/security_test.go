@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -57,7 +58,7 @@ func TestHostileHTTPRequestsAreRefused(t *testing.T) {
 		{"text/plain POST", initBody, map[string]string{"Content-Type": "text/plain"}, 415, "Content-Type must be application/json"},
 		{"5 MiB body", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 5<<20) + `"}}`, nil, 413, "request body exceeds"},
 		{"JSON-RPC batch", "[" + initBody + "]", nil, 400, "batches are not accepted"},
-		{"both name and Name", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weft__search_tools","Name":"weft__call_tool"}}`, nil, 400, `key "Name" appears more than once`},
+		{"both name and Name", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weft__search_tools","Name":"weft__call_tool"}}`, nil, 400, `appears more than once`},
 		{"invalid JSON", `{"jsonrpc":`, nil, 400, "not valid JSON"},
 	}
 	for _, c := range cases {
@@ -155,10 +156,10 @@ func TestHostileServerEntriesAreRefused(t *testing.T) {
 	}
 }
 
-// TestHostileStdioMessagesEndTheSession checks on the stdio face:
-// a batch, an ambiguous object or an oversized line ends `weft mcp-server`
-// with the reason, instead of being served or leaving the client waiting.
-func TestHostileStdioMessagesEndTheSession(t *testing.T) {
+// TestHostileStdioMessagesAreAnswered: a refused message on weft
+// mcp-server's stdin is answered with its JSON-RPC error on stdout and
+// skipped; the session goes on and answers the next message.
+func TestHostileStdioMessagesAreAnswered(t *testing.T) {
 	e := newEnv(t)
 	if err := os.WriteFile(e.config, []byte("[limits]\nmax_message_bytes = 4096\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -167,8 +168,10 @@ func TestHostileStdioMessagesEndTheSession(t *testing.T) {
 		name, line, says string
 	}{
 		{"JSON-RPC batch", "[" + initBody + "]", "batches are not accepted"},
-		{"both name and Name", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"name":"a","Name":"b"}}`, `key "Name" appears more than once`},
+		{"both name and Name", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"name":"a","Name":"b"}}`, `appears more than once`},
 		{"oversized line", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 8192) + `"}}`, "exceeds 4096 bytes"},
+		{"garbage", "hello", "not valid JSON"},
+		{"unsafe id", strings.Replace(initBody, `"id":1`, `"id":1.5`, 1), "id 1.5 refused"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -176,15 +179,27 @@ func TestHostileStdioMessagesEndTheSession(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, weftBinary(t), "--config", e.config, "mcp-server")
 			cmd.Env = e.environ()
-			cmd.Stdin = strings.NewReader(c.line + "\n")
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			if ctx.Err() != nil {
-				t.Fatal("weft mcp-server hung on a refused message")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-			if err == nil || !strings.Contains(stderr.String(), c.says) || stdout.Len() != 0 {
-				t.Fatalf("err %v, stdout %q, stderr %q; want a refusal containing %q and no answer", err, stdout.String(), stderr.String(), c.says)
+			defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
+			replies := bufio.NewScanner(stdout)
+			var got []string
+			for _, line := range []string{c.line, initBody} {
+				if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+					t.Fatalf("write: %v (stderr %q)", err, stderr.String())
+				}
+				if !replies.Scan() {
+					t.Fatalf("no answer to line %d; stdout so far %q, stderr %q", len(got)+1, got, stderr.String())
+				}
+				got = append(got, replies.Text())
+			}
+			if !strings.Contains(got[0], c.says) || !strings.Contains(got[0], `"error":{"code":-32`) || !strings.Contains(got[1], `"result"`) {
+				t.Fatalf("answers %q, stderr %q; want the refusal containing %q, then the answer to initialize", got, stderr.String(), c.says)
 			}
 		})
 	}

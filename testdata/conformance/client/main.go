@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,7 +58,16 @@ func main() {
 
 func run(ctx context.Context, logger *slog.Logger, scenario, url string) error {
 	cfg := &config.Server{Name: "conformance", Type: config.TransportHTTP, Target: url, TimeoutMS: int(deadline / time.Millisecond)}
-	conn, err := upstream.Dial(ctx, cfg, upstream.Options{Logger: logger})
+	home, err := os.MkdirTemp("", "weft-conformance-home-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	logins, err := loginManager(logger, cfg, scenario, home)
+	if err != nil {
+		return err
+	}
+	conn, err := upstream.Dial(ctx, cfg, upstream.Options{Logger: logger, OAuth: logins.Handler})
 	if err != nil {
 		return fmt.Errorf("dial %s: %w", url, err)
 	}
@@ -70,6 +80,12 @@ func run(ctx context.Context, logger *slog.Logger, scenario, url string) error {
 	logger.Info("connected", "server", info.Name, "protocol", info.ProtocolVersion, "tools", len(conn.Inventory().Tools))
 
 	call, ok := toolCalls[scenario]
+	if strings.HasPrefix(scenario, "auth/") {
+		call, ok = struct {
+			name string
+			args string
+		}{"test-tool", `{}`}, true
+	}
 	if !ok {
 		return nil
 	}

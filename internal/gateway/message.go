@@ -1,0 +1,155 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// maxDepth bounds how deeply a client's message may nest; deeper ones are
+// refused before any decoder recurses into them.
+const maxDepth = 1000
+
+// maxSafeID is the largest integer id every JSON implementation holds
+// exactly (2^53 - 1); larger ones come back changed.
+const maxSafeID = 1<<53 - 1
+
+// Refusal is why a client's message is refused, with the JSON-RPC code
+// that says so.
+type Refusal struct {
+	Code    int64
+	Message string
+}
+
+// CheckMessage returns why a JSON-RPC message is refused, or "".
+func CheckMessage(body []byte) string {
+	if r := checkMessage(body); r != nil {
+		return r.Message
+	}
+	return ""
+}
+
+// checkMessage refuses what weft would misread or could not answer
+// faithfully: invalid JSON, a batch, anything but an object, nesting past
+// maxDepth, an object holding two keys that differ only in case (which
+// case-insensitive decoders read differently from weft), and an id that is
+// neither a string nor an exact integer in the safe range (the SDK would
+// answer with a different id).
+func checkMessage(body []byte) *Refusal {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return &Refusal{jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted; send one message per request"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	key, err := scanKeys(dec, 0)
+	switch {
+	case err == errTooDeep:
+		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("message nested deeper than %d levels", maxDepth)}
+	case err != nil:
+		return &Refusal{jsonrpc.CodeParseError, "message is not valid JSON"}
+	case key != "":
+		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("ambiguous message: key %q appears more than once (keys are compared ignoring case)", key)}
+	}
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return &Refusal{jsonrpc.CodeInvalidRequest, "a JSON-RPC message must be a JSON object"}
+	}
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &head) == nil && !idOK(head.ID) {
+		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("id %s refused: use a string or an integer between -%d and %d", truncateID(head.ID), maxSafeID, maxSafeID)}
+	}
+	return nil
+}
+
+var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// idOK accepts a missing or null id, a string, or an exact integer within
+// ±maxSafeID.
+func idOK(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" || s[0] == '"' {
+		return true
+	}
+	if !integerLiteral.MatchString(s) {
+		return false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n <= maxSafeID && n >= -maxSafeID
+}
+
+func truncateID(raw json.RawMessage) string {
+	if len(raw) > 40 {
+		return string(raw[:40]) + "…"
+	}
+	return string(raw)
+}
+
+var errTooDeep = fmt.Errorf("nested deeper than %d levels", maxDepth)
+
+// scanKeys walks one JSON value and returns the first key of an object that
+// repeats another key of the same object, ignoring case.
+func scanKeys(dec *json.Decoder, depth int) (string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return "", nil
+	}
+	if depth >= maxDepth {
+		return "", errTooDeep
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		if d == '{' {
+			k, err := dec.Token()
+			if err != nil {
+				return "", err
+			}
+			key := strings.ToLower(fmt.Sprint(k))
+			if seen[key] {
+				return fmt.Sprint(k), nil
+			}
+			seen[key] = true
+		}
+		if dup, err := scanKeys(dec, depth+1); err != nil || dup != "" {
+			return dup, err
+		}
+	}
+	_, err = dec.Token() // the closing delimiter
+	return "", err
+}
+
+// errorResponse is the JSON-RPC answer to a refused message, with id (the
+// zero ID when the message's own id cannot be trusted). The SDK omits an
+// unset id, but JSON-RPC wants "id": null there, so it is added.
+func errorResponse(r *Refusal, id jsonrpc.ID) []byte {
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: r.Code, Message: "weft: " + r.Message}})
+	var fields map[string]json.RawMessage
+	if err != nil || json.Unmarshal(b, &fields) != nil {
+		return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"weft: message refused"}}`)
+	}
+	if _, ok := fields["id"]; ok {
+		return b
+	}
+	fields["id"] = json.RawMessage("null")
+	out, _ := json.Marshal(fields)
+	return out
+}
+
+// refuseMessage answers a refused HTTP request with 400 and the JSON-RPC
+// error, and closes the connection.
+func refuseMessage(w http.ResponseWriter, r *Refusal) {
+	w.Header().Set("Connection", "close")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(errorResponse(r, jsonrpc.ID{}))
+}

@@ -1,0 +1,85 @@
+package upstream
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"golang.org/x/oauth2"
+)
+
+// oauthHandler returns the entry's OAuth handler, if weft manages a login
+// for it (Options.OAuth).
+func (c *Conn) oauthHandler() auth.OAuthHandler {
+	if c.opts.OAuth == nil {
+		return nil
+	}
+	return c.opts.OAuth(c.cfg)
+}
+
+// oauthTransport gives the SSE transport, which has no OAuth hook of its
+// own, what go-sdk's Streamable HTTP transport does: the bearer token on
+// every request, and one authorization and retry after a 401 or 403.
+type oauthTransport struct {
+	base    http.RoundTripper
+	handler auth.OAuthHandler
+}
+
+func (t oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	send := func() (*http.Request, *http.Response, error) {
+		r := req.Clone(req.Context())
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, nil, err
+			}
+			r.Body = body
+		}
+		if err := t.authorize(r); err != nil {
+			return nil, nil, err
+		}
+		resp, err := t.base.RoundTrip(r)
+		return r, resp, err
+	}
+	r, resp, err := send()
+	if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+		return resp, err
+	}
+	if req.Body != nil && req.GetBody == nil {
+		return resp, nil // cannot replay the body
+	}
+	if err := t.handler.Authorize(req.Context(), r, resp); err != nil {
+		return nil, err
+	}
+	_, resp, err = send()
+	return resp, err
+}
+
+// authorize sets the Authorization header from the handler's token; a
+// refused refresh sends no token, so that the server's 401 leads to
+// Authorize, as go-sdk does.
+func (t oauthTransport) authorize(r *http.Request) error {
+	ts, err := t.handler.TokenSource(r.Context())
+	if err != nil || ts == nil {
+		return err
+	}
+	tok, err := ts.Token()
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.As(err, &re) && re.ErrorCode == "invalid_grant":
+		return nil
+	case err != nil:
+		return err
+	}
+	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	return nil
+}
+
+// withOAuth wraps an HTTP client's transport with h, when there is one.
+func withOAuth(c *http.Client, h auth.OAuthHandler) *http.Client {
+	if h == nil {
+		return c
+	}
+	c.Transport = oauthTransport{base: c.Transport, handler: h}
+	return c
+}
