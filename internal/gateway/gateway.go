@@ -200,13 +200,7 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	}
 	res, err := g.forwardCall(ctx, req, meta)
 	if err != nil {
-		var again bool
-		if again, err = g.loginThroughClient(ctx, req.Session, req.Params.Name, err); !again {
-			return toolError(err)
-		}
-		if res, err = g.forwardCall(ctx, req, meta); err != nil {
-			return toolError(err)
-		}
+		return toolError(err)
 	}
 	return res, nil
 }

@@ -18,7 +18,17 @@ func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, met
 	return g.relayedTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		peer, _ := askerFrom(ctx)
 		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
-		return g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
+		res, err := g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
+		if err != nil {
+			// A server that needs a login: the client is asked to open the
+			// page, in its own revision, and the call is made again.
+			again, lerr := g.loginThroughClient(ctx, req.Session, p.Name, err)
+			if !again {
+				return nil, lerr
+			}
+			return g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
+		}
+		return res, nil
 	})(ctx, req)
 }
 
