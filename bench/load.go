@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -35,10 +37,12 @@ type stats struct {
 }
 
 // echoCaller calls tool (an echo) on s and treats a tool error as a failure.
+// Each call gets its own params: go-sdk writes request metadata into them,
+// so concurrent calls must not share them.
 func echoCaller(s *mcp.ClientSession, tool string) caller {
-	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "ping"}}
+	args := map[string]any{"text": "ping"}
 	return func(ctx context.Context) error {
-		res, err := s.CallTool(ctx, params)
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,12 @@
+//go:build linux
+
 // Command bench measures weft against the direct path and at scale (issue
-// 8): call overhead over stdio and Streamable HTTP, fan-in of many upstreams,
+// 8) on Linux (it reads /proc): call overhead over stdio and Streamable HTTP, fan-in of many upstreams,
 // and calls under config churn. It builds weft and a go-sdk upstream once,
 // starts everything it needs on loopback, stops all of it, and prints a
 // table (or JSON with --json).
 //
-//	go run ./bench [--short] [--json] [--scenario overhead|fanin|churn|reload|plans] [--weft-env K=V]
+//	go run ./bench [--short] [--json] [--scenario overhead|fanin|churn|reload|plans|observe] [--weft-env K=V]
 package main
 
 import (
@@ -19,7 +21,7 @@ import (
 )
 
 // scenarios in the order they run.
-var scenarios = []string{"overhead", "fanin", "churn", "reload", "plans"}
+var scenarios = []string{"overhead", "fanin", "churn", "reload", "plans", "observe"}
 
 // result is everything one bench run measured.
 type result struct {
@@ -31,6 +33,7 @@ type result struct {
 	Churn    []churnRow    `json:"churn,omitempty"`
 	Reload   *reloadRow    `json:"reload,omitempty"`
 	Plans    string        `json:"plans,omitempty"`
+	Observe  []observeRow  `json:"observe,omitempty"`
 	Goals    []goal        `json:"goals"`
 	Orphans  int           `json:"orphans_killed"`
 	Error    string        `json:"error,omitempty"`
@@ -44,13 +47,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	o := options{log: stderr}
 	fs.BoolVar(&o.short, "short", false, "smoke mode: small counts and durations (under a minute)")
 	fs.BoolVar(&o.json, "json", false, "print the results as JSON")
-	fs.StringVar(&o.scenario, "scenario", "", "run one scenario: overhead, fanin, churn, reload or plans (default: all)")
+	fs.StringVar(&o.scenario, "scenario", "", "run one scenario: overhead, fanin, churn, reload, plans or observe (default: all)")
 	fs.Var(&o.weftEnv, "weft-env", "K=V added to weft's environment only, to compare tunings (repeatable), e.g. GOGC=400")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if o.scenario != "" && !slices.Contains(scenarios, o.scenario) {
-		fmt.Fprintf(stderr, "bench: unknown scenario %q; use one of overhead, fanin, churn, reload, plans\n", o.scenario)
+		fmt.Fprintf(stderr, "bench: unknown scenario %q; use one of overhead, fanin, churn, reload, plans, observe\n", o.scenario)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -111,6 +114,11 @@ func measure(ctx context.Context, o options) (res *result, err error) {
 	}
 	if o.wants("plans") {
 		res.Plans = "see docs/guides/plans.md"
+	}
+	if o.wants("observe") {
+		if res.Observe, err = observeCost(ctx, w, o); err != nil {
+			return res, fmt.Errorf("observe: %w", err)
+		}
 	}
 	return res, nil
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -21,15 +23,7 @@ func TestUnknownScenarioExitsWithUsageError(t *testing.T) {
 // both binaries are built, the JSON is well formed, and nothing is left
 // running.
 func TestPlansScenarioPrintsStubAsJSON(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir()) // the bench's workspace goes under it
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"--short", "--json", "--scenario", "plans"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit code = %d; stderr:\n%s", code, stderr.String())
-	}
-	var res result
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
-	}
+	res := runShortJSON(t, "plans")
 	if res.Plans != "see docs/guides/plans.md" || !res.Short || res.Orphans != 0 || res.Machine.NProc < 1 {
 		t.Errorf("result = %+v, want the plans stub, short mode, no orphans, a machine", res)
 	}
@@ -55,4 +49,20 @@ func TestWeftEnvFlagAcceptsOnlyKeyValue(t *testing.T) {
 			t.Errorf("Set(%q) kept %q", tc.in, e.String())
 		}
 	}
+}
+
+// runShortJSON runs one scenario in smoke mode with a private TMPDIR (the
+// bench's workspace goes under it), expects success and decodes the JSON.
+func runShortJSON(t *testing.T, scenario string) result {
+	t.Helper()
+	t.Setenv("TMPDIR", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--short", "--json", "--scenario", scenario}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code = %d; stderr:\n%s", code, stderr.String())
+	}
+	var res result
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
+	}
+	return res
 }

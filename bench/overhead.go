@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -7,22 +9,30 @@ import (
 )
 
 // overheadRow compares one transport at one concurrency, direct vs weft.
+// Transport is "stdio" (`weft mcp-server` vs the client launching the
+// upstream), "http" (`weft serve` with an HTTP upstream vs direct-http) or
+// "http-stdio" (`weft serve` with a stdio upstream vs direct-http).
 type overheadRow struct {
 	Transport   string   `json:"transport"`
 	Concurrency int      `json:"concurrency"`
 	Direct      stats    `json:"direct"`
 	Weft        stats    `json:"weft"`
+	DirectCost  cost     `json:"direct_cost"`
+	WeftCost    cost     `json:"weft_cost"`
 	Ratio       float64  `json:"throughput_ratio"` // weft ÷ direct calls/s
 	AddedP50MS  float64  `json:"added_p50_ms"`
 	Errors      []string `json:"errors,omitempty"` // the first few failures, either path
 }
 
 // pathPair is a direct session to an upstream and a session to the same
-// kind of upstream through weft, over one transport.
+// kind of upstream through weft, over one transport, with the processes
+// each path runs in.
 type pathPair struct {
-	transport    string
-	direct, weft caller
-	closers      []func()
+	transport              string
+	direct, weft           caller
+	directRoles, weftRoles roles
+	upstreamExe            string // to find the upstream weft launched itself
+	closers                []func()
 }
 
 func (p *pathPair) close() {
@@ -31,37 +41,24 @@ func (p *pathPair) close() {
 	}
 }
 
-// clientRevisions are the client revisions overhead measures: the go-sdk
-// default (the newest first, which weft now serves) and the last legacy one.
-var clientRevisions = []string{"", "2025-11-25"}
-
-// overhead runs scenario 1 on both transports, for a default client and one
-// pinned to 2025-11-25. Each row's transport names the revision the client
-// negotiated, with weft and directly alike.
+// overhead runs scenario 1 on both transports.
 func overhead(ctx context.Context, w *workspace, o options) ([]overheadRow, error) {
 	var rows []overheadRow
-	for _, rev := range clientRevisions {
-		for _, setup := range []func(context.Context, *workspace, string) (*pathPair, error){setupStdio, setupHTTP} {
-			p, err := setup(ctx, w, rev)
-			if err != nil {
-				if p != nil {
-					p.close()
-				}
-				return rows, err
+	for _, setup := range []func(context.Context, *workspace) (*pathPair, error){setupStdio, setupHTTP, setupServeStdio} {
+		p, err := setup(ctx, w)
+		if err != nil {
+			if p != nil {
+				p.close()
 			}
-			for _, conc := range []int{1, 64} {
-				rows = append(rows, measurePair(ctx, p, conc, o))
-				o.progress("overhead %s c=%d done", p.transport, conc)
-			}
-			p.close()
+			return rows, err
 		}
+		for _, conc := range []int{1, 64} {
+			rows = append(rows, measurePair(ctx, p, conc, o))
+			o.progress("overhead %s c=%d done", p.transport, conc)
+		}
+		p.close()
 	}
 	return rows, nil
-}
-
-// label names a transport and the revision the client negotiated with weft.
-func label(transport string, viaWeft *mcp.ClientSession) string {
-	return transport + " " + viaWeft.InitializeResult().ProtocolVersion
 }
 
 // measurePair warms both paths up, then alternates rounds of a fixed number
@@ -70,13 +67,19 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 	n := o.calls(conc)
 	runCount(ctx, p.direct, 100, conc)
 	runCount(ctx, p.weft, 100, conc)
+	if p.weftRoles.upstream == 0 && p.weftRoles.gateway != 0 {
+		p.weftRoles.upstream = childOf(p.weftRoles.gateway, p.upstreamExe) // running once a call went through
+	}
 	var direct, weft []sample
+	var directCPU, weftCPU cpuUse
 	for range o.rounds() {
-		direct = append(direct, runCount(ctx, p.direct, n, conc))
-		weft = append(weft, runCount(ctx, p.weft, n, conc))
+		direct = append(direct, metered(ctx, p.direct, n, conc, p.directRoles, &directCPU))
+		weft = append(weft, metered(ctx, p.weft, n, conc, p.weftRoles, &weftCPU))
 	}
 	d, wf := merge(direct...), merge(weft...)
 	row := overheadRow{Transport: p.transport, Concurrency: conc, Direct: d.summarise(), Weft: wf.summarise()}
+	row.DirectCost = perCall(directCPU, row.Direct.Calls, p.directRoles)
+	row.WeftCost = perCall(weftCPU, row.Weft.Calls, p.weftRoles)
 	for _, e := range d.errs {
 		row.Errors = append(row.Errors, "direct: "+e)
 	}
@@ -92,62 +95,93 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 
 // setupStdio: the client launches the upstream directly, or launches
 // `weft mcp-server`, which launches the upstream as its own stdio child.
-func setupStdio(ctx context.Context, w *workspace, rev string) (*pathPair, error) {
-	p := &pathPair{transport: "stdio"}
-	direct, err := w.connectStdioAt(ctx, rev, "direct-stdio", w.benchserver)
+func setupStdio(ctx context.Context, w *workspace) (*pathPair, error) {
+	p := &pathPair{transport: "stdio", upstreamExe: w.benchserver}
+	direct, upPID, err := w.connectStdioPID(ctx, "direct-stdio", w.benchserver)
 	if err != nil {
 		return p, err
 	}
+	p.directRoles.upstream = upPID
 	p.closers = append(p.closers, closeSession(direct))
 	cfg := w.path("overhead-stdio.toml")
 	if err := writeConfig(cfg, []entry{{name: "bench", target: w.benchserver}}); err != nil {
 		return p, err
 	}
-	viaWeft, err := w.connectStdioAt(ctx, rev, "weft-stdio", w.weft, "--config", cfg, "--log-level", "warn", "mcp-server")
+	viaWeft, weftPID, err := w.connectStdioPID(ctx, "weft-stdio", w.weft, "--config", cfg, "--log-level", "warn", "mcp-server")
 	if err != nil {
 		return p, err
 	}
+	p.weftRoles.gateway = weftPID
 	p.closers = append(p.closers, closeSession(viaWeft))
-	p.transport = label(p.transport, viaWeft)
 	p.direct, p.weft = echoCaller(direct, "echo"), echoCaller(viaWeft, "bench__echo")
 	return p, nil
 }
 
 // setupHTTP: one upstream serves Streamable HTTP; the client calls it
 // directly, or calls `weft serve`, which has it as an HTTP upstream.
-func setupHTTP(ctx context.Context, w *workspace, rev string) (*pathPair, error) {
+func setupHTTP(ctx context.Context, w *workspace) (*pathPair, error) {
 	p := &pathPair{transport: "http"}
-	up, err := w.start("upstream-http", w.benchserver, "--http", "127.0.0.1:0")
+	upURL, err := directHTTP(ctx, w, p)
 	if err != nil {
 		return p, err
+	}
+	p.weftRoles.upstream = p.directRoles.upstream
+	return p, viaServe(ctx, w, p, "weft-http", entry{name: "bench", target: upURL})
+}
+
+// setupServeStdio: the client calls an HTTP upstream directly, or calls
+// `weft serve`, which launches the upstream as its own stdio child — the
+// issue's headline comparison (a stdio server behind an HTTP face).
+func setupServeStdio(ctx context.Context, w *workspace) (*pathPair, error) {
+	p := &pathPair{transport: transportServeStdio, upstreamExe: w.benchserver}
+	if _, err := directHTTP(ctx, w, p); err != nil {
+		return p, err
+	}
+	return p, viaServe(ctx, w, p, "weft-http-stdio", entry{name: "bench", target: w.benchserver})
+}
+
+// directHTTP starts an upstream serving Streamable HTTP and makes p's
+// direct path a session to it; it returns the upstream's URL.
+func directHTTP(ctx context.Context, w *workspace, p *pathPair) (string, error) {
+	up, err := w.start("upstream-"+p.transport, w.benchserver, "--http", "127.0.0.1:0")
+	if err != nil {
+		return "", err
 	}
 	p.closers = append(p.closers, up.stop)
+	p.directRoles.upstream = up.pid()
 	upURL, err := up.waitURL(ctx, startTimeout)
 	if err != nil {
-		return p, err
+		return "", err
 	}
-	direct, err := connectHTTPAt(ctx, rev, upURL)
+	direct, err := connectHTTP(ctx, upURL)
 	if err != nil {
-		return p, err
+		return "", err
 	}
 	p.closers = append(p.closers, closeSession(direct))
-	cfg := w.path("overhead-http.toml")
-	if err := writeConfig(cfg, []entry{{name: "bench", target: upURL}}); err != nil {
-		return p, err
+	p.direct = echoCaller(direct, "echo")
+	return upURL, nil
+}
+
+// viaServe starts `weft serve` with the one upstream and makes p's weft
+// path a session to its HTTP face.
+func viaServe(ctx context.Context, w *workspace, p *pathPair, name string, up entry) error {
+	cfg := w.path(name + ".toml")
+	if err := writeConfig(cfg, []entry{up}); err != nil {
+		return err
 	}
-	wp, weftURL, err := w.startServe(ctx, "weft-http", cfg)
+	wp, weftURL, err := w.startServe(ctx, name, cfg)
 	if err != nil {
-		return p, err
+		return err
 	}
 	p.closers = append(p.closers, wp.stop)
-	viaWeft, err := connectHTTPAt(ctx, rev, weftURL)
+	p.weftRoles.gateway = wp.pid()
+	viaWeft, err := connectHTTP(ctx, weftURL)
 	if err != nil {
-		return p, err
+		return err
 	}
 	p.closers = append(p.closers, closeSession(viaWeft))
-	p.transport = label(p.transport, viaWeft)
-	p.direct, p.weft = echoCaller(direct, "echo"), echoCaller(viaWeft, "bench__echo")
-	return p, nil
+	p.weft = echoCaller(viaWeft, "bench__echo")
+	return nil
 }
 
 // closeSession is a closer for a session.

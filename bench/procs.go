@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -10,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -81,7 +82,7 @@ func (w *workspace) command(bin string, args ...string) *exec.Cmd {
 	if bin == w.weft {
 		cmd.Env = append(cmd.Env, w.weftEnv...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = groupAttr()
 	return cmd
 }
 
@@ -159,7 +160,7 @@ func (p *proc) stop() {
 	select {
 	case <-p.exited:
 	case <-time.After(stopGrace):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(p.cmd.Process)
 		<-p.exited
 	}
 }
@@ -167,33 +168,13 @@ func (p *proc) stop() {
 // pid is the child's process id.
 func (p *proc) pid() int { return p.cmd.Process.Pid }
 
-// orphans lists processes still running from the workspace's binaries.
-func (w *workspace) orphans() []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err == nil && strings.HasPrefix(exe, w.dir+string(filepath.Separator)) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // cleanup kills whatever of the bench's own processes is left (there should
 // be none) and returns how many it had to kill. It removes the workspace
 // unless keepLogs is set, when a scenario failed and its logs tell why.
 func (w *workspace) cleanup(keepLogs bool) int {
 	left := w.orphans()
 	for _, pid := range left {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		killPID(pid)
 	}
 	if keepLogs {
 		fmt.Fprintf(os.Stderr, "bench: logs of weft and the upstreams kept in %s (remove it when done)\n", w.dir)
@@ -203,26 +184,4 @@ func (w *workspace) cleanup(keepLogs bool) int {
 		fmt.Fprintf(os.Stderr, "bench: cannot remove %s: %v\n", w.dir, err)
 	}
 	return len(left)
-}
-
-// rss reads a process's resident set size and its peak, in MiB.
-func rss(pid int) (cur, peak float64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("read the memory of pid %d: %w", pid, err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "VmRSS:":
-			cur = kb / 1024
-		case "VmHWM:":
-			peak = kb / 1024
-		}
-	}
-	return cur, peak, nil
 }

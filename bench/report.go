@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -42,10 +44,15 @@ type goal struct {
 	Met      bool   `json:"met"`
 }
 
-// goals checks every measured figure against issue 8's goals.
+// goals checks every measured figure against the goals: issue 18's for
+// `weft serve` against direct-http, issue 8's for the rest.
 func goals(r *result) []goal {
 	var out []goal
 	for _, o := range r.Overhead {
+		if o.Transport != "stdio" {
+			out = append(out, serveGoals(o)...)
+			continue
+		}
 		switch o.Concurrency {
 		case 64:
 			out = append(out, goal{o.Transport + " throughput c=64", "≥ 0.80× direct", fmt.Sprintf("%.2f×", o.Ratio), o.Ratio >= 0.8})
@@ -64,6 +71,9 @@ func goals(r *result) []goal {
 	}
 	for _, c := range r.Churn[min(1, len(r.Churn)):] {
 		out = append(out, goal{c.Label + " failed calls", "0", fmt.Sprint(c.Calls.Failed), c.Calls.Failed == 0})
+	}
+	for _, o := range r.Observe {
+		out = append(out, goal{fmt.Sprintf("metrics+audit calls/s c=%d", o.Concurrency), "≥ 0.97× off", fmt.Sprintf("%.3f×", o.Ratio), o.Ratio >= 0.97})
 	}
 	return out
 }
@@ -91,6 +101,7 @@ func printReport(w io.Writer, r *result) {
 				o.Direct.P50MS, o.Weft.P50MS, o.Direct.P99MS, o.Weft.P99MS, o.Direct.CallsPerSec, o.Weft.CallsPerSec, o.Ratio, o.AddedP50MS)
 		}
 	}
+	printCosts(tw, r.Overhead)
 	if len(r.Fanin) > 0 {
 		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\t")
 		for _, f := range r.Fanin {
@@ -115,8 +126,29 @@ func printReport(w io.Writer, r *result) {
 	if r.Plans != "" {
 		fmt.Fprintf(tw, "\n4. plans\t%s\t\n", r.Plans)
 	}
+	if len(r.Observe) > 0 {
+		fmt.Fprintln(tw, "\n6. metrics + audit (http)\tconc\tcalls\tfailed off/on\toff p50 ms\ton p50 ms\toff calls/s\ton calls/s\ton ÷ off\tadded p50 ms\t")
+		for _, r := range r.Observe {
+			fmt.Fprintf(tw, "\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t\n", r.Concurrency, r.On.Calls, r.Off.Failed, r.On.Failed,
+				r.Off.P50MS, r.On.P50MS, r.Off.CallsPerSec, r.On.CallsPerSec, r.Ratio, r.AddedP50MS)
+		}
+	}
 	_ = tw.Flush()
 	printGoals(w, r)
+}
+
+// printCosts prints CPU per call by process and memory after the load, for
+// every overhead row.
+func printCosts(tw io.Writer, rows []overheadRow) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(tw, "\n1b. cost per call (CPU µs)\ttransport\tconc\tdirect client\tdirect upstream\tweft client\tweft gateway\tweft upstream\tgateway RSS MB\tgateway peak MB\tupstream RSS MB\t")
+	for _, o := range rows {
+		d, wc := o.DirectCost, o.WeftCost
+		fmt.Fprintf(tw, "\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t\n", o.Transport, o.Concurrency,
+			d.ClientUS, d.UpstreamUS, wc.ClientUS, wc.GatewayUS, wc.UpstreamUS, wc.GatewayRSSMB, wc.GatewayPeakMB, wc.UpstreamRSSMB)
+	}
 }
 
 func printGoals(w io.Writer, r *result) {

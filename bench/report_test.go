@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -27,7 +29,13 @@ func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
 		"tools/list of 10002 tools": false,
 		"churn failed calls":        false,
 	}
-	got := goals(r)
+	checkGoals(t, goals(r), want)
+}
+
+// checkGoals asserts that got is exactly the goals named in want, each
+// judged met or not as want says.
+func checkGoals(t *testing.T, got []goal, want map[string]bool) {
+	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %d goals, want %d: %+v", len(got), len(want), got)
 	}
@@ -52,9 +60,38 @@ func TestReportPrintsEveryScenarioAndFailedGoals(t *testing.T) {
 	r.Goals = goals(r)
 	var b bytes.Buffer
 	printReport(&b, r)
-	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "http throughput c=64", "NO", "overhead error (http c=64): weft: boom"} {
+	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "calls/s c=64 ÷ direct-http, HTTP upstream", "NO", "1b. cost per call", "overhead error (http c=64): weft: boom"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, b.String())
+		}
+	}
+}
+
+func TestServeGoalsJudgeIssue18AgainstDirectHTTP(t *testing.T) {
+	r := &result{Overhead: []overheadRow{
+		{Transport: transportServeStdio, Concurrency: 1, AddedP50MS: 0.04},
+		{Transport: transportServeStdio, Concurrency: 64, Ratio: 1.1, WeftCost: cost{GatewayUS: 70, GatewayPeakMB: 39}},
+		{Transport: "http", Concurrency: 1, AddedP50MS: 0.2},
+		{Transport: "http", Concurrency: 64, Ratio: 0.9, WeftCost: cost{GatewayUS: 259, GatewayPeakMB: 117}},
+	}}
+	want := map[string]bool{
+		"added p50 c=1 vs direct-http, stdio upstream": true,
+		"calls/s c=64 ÷ direct-http, stdio upstream":   false, // 1.1 < 1.25
+		"gateway CPU per call c=64, stdio upstream":    true,
+		"gateway RSS under load, stdio upstream":       true,
+		"added p50 c=1 vs direct-http, HTTP upstream":  false,
+		"calls/s c=64 ÷ direct-http, HTTP upstream":    true,
+		"gateway CPU per call c=64, HTTP upstream":     false,
+		"gateway RSS under load, HTTP upstream":        false,
+	}
+	checkGoals(t, goals(r), want)
+}
+
+func TestServeGoalsAreUnmetWithoutCostFigures(t *testing.T) {
+	// On an OS without /proc the figures are zero: that must not pass as met.
+	for _, g := range serveGoals(overheadRow{Transport: "http", Concurrency: 64, Ratio: 2}) {
+		if strings.HasPrefix(g.Name, "gateway") && g.Met {
+			t.Errorf("goal %q met with no measurement", g.Name)
 		}
 	}
 }

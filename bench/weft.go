@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -28,10 +30,14 @@ type entry struct {
 
 // writeConfig writes a weft.toml for the given upstreams atomically, as an
 // editor would, so that a running weft reloads it once. max_tools is set so
-// high that every tool is listed.
-func writeConfig(path string, entries []entry) error {
+// high that every tool is listed; extra tables ([audit], [metrics]) go
+// before the servers.
+func writeConfig(path string, entries []entry, extra ...string) error {
 	var b strings.Builder
 	b.WriteString("[limits]\nmax_tools = 1000000\n")
+	for _, x := range extra { // whole tables, before the servers
+		b.WriteString("\n" + x)
+	}
 	for _, e := range entries {
 		fmt.Fprintf(&b, "\n[tools.mcp_servers.%s]\ntarget = %s\n", e.name, strconv.Quote(e.target))
 		if len(e.args) > 0 {
@@ -54,24 +60,25 @@ func benchClient() *mcp.Client {
 // connectStdio launches bin as a stdio MCP server and connects to it; the
 // child's stderr goes to the workspace log called name.
 func (w *workspace) connectStdio(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, error) {
-	return w.connectStdioAt(ctx, "", name, bin, args...)
+	cs, _, err := w.connectStdioPID(ctx, name, bin, args...)
+	return cs, err
 }
 
-// connectStdioAt is connectStdio with the client pinned to a protocol
-// revision ("" for the go-sdk default: the newest first).
-func (w *workspace) connectStdioAt(ctx context.Context, revision, name, bin string, args ...string) (*mcp.ClientSession, error) {
+// connectStdioPID is connectStdio that also returns the child's pid, whose
+// CPU and memory the overhead scenario reads.
+func (w *workspace) connectStdioPID(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, int, error) {
 	cmd := w.command(bin, args...)
 	logf, err := w.logFile(name)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	cmd.Stderr = logf // the child holds its own copy once started
 	defer logf.Close()
-	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
+	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s over stdio: %w (see %s.log in the bench directory)", name, err, name)
+		return nil, 0, fmt.Errorf("connect to %s over stdio: %w (see %s.log in the bench directory)", name, err, name)
 	}
-	return cs, nil
+	return cs, cmd.Process.Pid, nil
 }
 
 // httpTransport keeps enough idle connections for the highest concurrency,
@@ -84,14 +91,8 @@ var httpTransport = &http.Transport{
 
 // connectHTTP connects to a Streamable HTTP endpoint.
 func connectHTTP(ctx context.Context, url string) (*mcp.ClientSession, error) {
-	return connectHTTPAt(ctx, "", url)
-}
-
-// connectHTTPAt is connectHTTP with the client pinned to a protocol
-// revision ("" for the go-sdk default: the newest first).
-func connectHTTPAt(ctx context.Context, revision, url string) (*mcp.ClientSession, error) {
 	t := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: httpTransport}}
-	cs, err := benchClient().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: revision})
+	cs, err := benchClient().Connect(ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command plans measures the plan executor on DAG shapes and
 // prints a Markdown table: wall time against the critical path with a
 // sleeping in-process tool, scheduler overhead per step with a zero-time

@@ -25,6 +25,8 @@ type listing struct {
 	gateway.Status
 	// Withheld are tools whose definition changed since first seen.
 	Withheld []policy.Change `json:"withheld_tools,omitempty"`
+	// sources maps each configured server to the file defining it.
+	sources map[string]string
 	// Instances are the wefts running on this config (serve only).
 	Instances []daemon.Instance `json:"instances,omitempty"`
 }
@@ -55,12 +57,12 @@ func (a *app) list(ctx context.Context) (listing, error) {
 		return listing{}, err
 	}
 	if l, ok := a.liveListing(ctx, cfg); ok {
-		return l, nil
+		return withDisabled(l, cfg), nil
 	}
 	h := a.checkHub(cfg)
 	defer h.Close(context.Background())
 	h.Apply(ctx, cfg.Servers)
-	return listing{Source: "health check of " + cfg.Path, Status: gateway.StatusOf(h)}, nil
+	return withDisabled(listing{Source: "health check of " + cfg.Path, Status: gateway.StatusOf(h)}, cfg), nil
 }
 
 func (a *app) printListing(l listing) {
@@ -69,10 +71,10 @@ func (a *app) printListing(l listing) {
 		return
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tBREAKER\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tLAST ERROR")
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tBREAKER\tTOOLS\tRESOURCES\tPROMPTS\tIN FLIGHT\tTARGET\tSOURCE\tLAST ERROR")
 	for _, s := range l.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Name, s.Transport, s.Status, breakerCell(s), s.Tools,
-			s.Resources, s.Prompts, s.InFlight, truncate(s.Target, 40), truncate(s.LastError, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Name, s.Transport, s.Status, breakerCell(s), toolsCell(l, s),
+			s.Resources, s.Prompts, s.InFlight, truncate(s.Target, 40), truncate(l.sources[s.Name], 40), truncate(s.LastError, 60))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(a.stdout, "\n%d tools listed", len(l.Listed))
@@ -90,7 +92,7 @@ func (a *app) printListing(l listing) {
 }
 
 func (a *app) mcpGetCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show one server: status and its tools, resources and prompts",
 		Args:  cobra.ExactArgs(1),
@@ -106,6 +108,8 @@ func (a *app) mcpGetCommand() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&a.connectDisabled, "connect", false, "connect a disabled server too, to check it")
+	return cmd
 }
 
 func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
@@ -121,7 +125,10 @@ func (a *app) get(ctx context.Context, name string) (hub.ServerDetail, error) {
 	}
 	s, ok := cfg.Servers[name]
 	if !ok {
-		return hub.ServerDetail{}, fmt.Errorf("no server named %q in %s; see `weft mcp list`", name, cfg.Path)
+		return hub.ServerDetail{}, fmt.Errorf("no server named %q in %s%s; see `weft mcp list`", name, cfg.Path, didYouMean(name, cfg.Names()))
+	}
+	if !s.IsEnabled() && !a.connectDisabled {
+		return hub.ServerDetail{ServerStatus: disabledStatus(s)}, nil
 	}
 	h := a.checkHub(cfg)
 	defer h.Close(context.Background())

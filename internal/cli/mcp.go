@@ -20,6 +20,7 @@ func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "Manage the MCP servers weft connects to"}
 	cmd.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(), a.mcpImportCommand(), a.mcpApproveCommand())
+	cmd.AddCommand(a.mcpEnableCommands()...)
 	cmd.AddCommand(a.mcpLoginCommand(), a.mcpLogoutCommand())
 	return cmd
 }
@@ -212,11 +213,11 @@ func (a *app) mcpRemove(ctx context.Context, name string) error {
 
 func (a *app) mcpImportCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "import FILE",
-		Short: "Import servers from a .mcp.json or Claude Desktop config into weft.toml",
-		Args:  cobra.ExactArgs(1),
+		Use:   "import [FILE]",
+		Short: "Import servers from a .mcp.json or Claude Desktop config into weft.toml (default: Claude Desktop's config)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.mcpImport(cmd.Context(), args[0])
+			return a.mcpImport(cmd.Context(), args)
 		},
 	}
 }
@@ -224,12 +225,24 @@ func (a *app) mcpImportCommand() *cobra.Command {
 // mcpImport records every server of file that weft.toml lacks, as one
 // change under the file's lock; a running weft applies it as an outside
 // edit.
-func (a *app) mcpImport(ctx context.Context, file string) error {
+func (a *app) mcpImport(ctx context.Context, args []string) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	file, already, err := importSource(cfg, args)
+	if err != nil {
+		return err
+	}
+	if already {
+		fmt.Fprintf(a.stdout, "weft already reads %s and serves its servers as they are; nothing to import.\n", file)
+		return nil
+	}
 	servers, err := config.Import(file)
 	if err != nil {
 		return err
 	}
-	path := config.ResolvePath(a.configFlag)
+	path := cfg.Path
 	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	var added, skipped []string
 	_, err = config.Change(ctx, path, config.Txn{Edit: func(data []byte) ([]byte, error) {
@@ -253,9 +266,6 @@ func (a *app) mcpImport(ctx context.Context, file string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Imported %d servers into %s: %s\n", len(added), path, strings.Join(added, ", "))
-	if len(skipped) > 0 {
-		fmt.Fprintf(a.stdout, "Skipped (already configured): %s\n", strings.Join(skipped, ", "))
-	}
+	a.printImported(path, added, skipped)
 	return nil
 }

@@ -84,48 +84,6 @@ func (a *app) planValidateCommand() *cobra.Command {
 	}
 }
 
-func (a *app) planImportCommand(f *planFlags) *cobra.Command {
-	var force bool
-	cmd := &cobra.Command{
-		Use:   "import FILE",
-		Short: "Validate a plan file and save it to the store",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.importPlan(cmd, f, args[0], "", force)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "Saved plan %s (%d steps). Show it with `weft plan show %s`.\n", p.ID, len(p.Steps), p.ID)
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&force, "force", false, "replace a stored plan with the same id")
-	return cmd
-}
-
-// importPlan validates a plan file against the live catalog and saves it;
-// description fills in a plan that has none.
-func (a *app) importPlan(cmd *cobra.Command, f *planFlags, path, description string, force bool) (*plan.Plan, error) {
-	s, err := f.store()
-	if err != nil {
-		return nil, err
-	}
-	p, err := readPlanFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if p.Description == "" {
-		p.Description = description
-	}
-	if _, err := s.Load(p.ID); err == nil && !force {
-		return nil, fmt.Errorf("plan %s already exists; delete it, pass --force, or change the id", p.ID)
-	}
-	if err := a.validateLive(cmd.Context(), p); err != nil {
-		return nil, err
-	}
-	return p, s.Save(p)
-}
-
 func (a *app) planCreateCommand(f *planFlags) *cobra.Command {
 	var from string
 	var yes bool
@@ -186,20 +144,27 @@ func (a *app) planListCommand(f *planFlags) *cobra.Command {
 }
 
 func (a *app) planShowCommand(f *planFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "show ID",
-		Short: "Draw a plan: its steps, tools, dependencies and variables",
-		Args:  cobra.ExactArgs(1),
+	var format string
+	cmd := &cobra.Command{
+		Use:     "show ID",
+		Short:   "Draw a plan: its steps, tools, dependencies and variables",
+		Example: "  weft plan show report\n  weft plan show report --format dot | dot -Tsvg > report.svg\n  weft plan show report --format mermaid",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, p, err := f.load(args[0])
 			if err != nil {
 				return err
+			}
+			if format != "" && format != "text" {
+				return plan.WritePicture(a.stdout, p, format)
 			}
 			plan.Render(a.stdout, p)
 			fmt.Fprintf(a.stdout, "Last run: %s\n", daemon.LastRun(s, p.ID))
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "text, dot (Graphviz) or mermaid")
+	return cmd
 }
 
 func (a *app) planDeleteCommand(f *planFlags) *cobra.Command {

@@ -28,6 +28,7 @@ type runFlags struct {
 	maxPerTool    int
 	toolLimits    []string // --tool-limit name=N
 	rerunInflight bool
+	json          bool // print every variable as JSON at the end
 }
 
 func (r *runFlags) limits() (plan.Limits, error) {
@@ -45,12 +46,14 @@ func (r *runFlags) limits() (plan.Limits, error) {
 
 func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 	rf := runFlags{}
+	var from string
+	var maps []string
 	cmd := &cobra.Command{
-		Use:   "run ID",
+		Use:   "run ID | --from FILE",
 		Short: "Run a saved plan (or --dry-run it), with live progress and a checkpoint after every step",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := f.load(args[0])
+			p, err := a.planToRun(cmd, f, args, from, maps)
 			if err != nil {
 				return err
 			}
@@ -65,6 +68,8 @@ func (a *app) planRunCommand(f *planFlags) *cobra.Command {
 	fl.StringArrayVar(&rf.vars, "var", nil, "set a plan variable: name=value (repeatable; JSON values keep their type)")
 	fl.IntVar(&rf.maxParallel, "max-parallel", plan.DefaultMaxParallel, "most steps running at once")
 	fl.BoolVar(&rf.yes, "yes", false, "run without asking")
+	fl.StringVar(&from, "from", "", "import this plan file (weft's or mcp-cli's form) and run it")
+	fl.StringArrayVar(&maps, "map", nil, "with --from: SERVER=PREFIX, as for `weft plan import` (repeatable)")
 	addLimitFlags(cmd, &rf)
 	return cmd
 }
@@ -73,6 +78,7 @@ func addLimitFlags(cmd *cobra.Command, rf *runFlags) {
 	cmd.Flags().IntVar(&rf.maxCalls, "max-calls", 0, "stop after this many tool calls in all (0: no limit)")
 	cmd.Flags().IntVar(&rf.maxPerTool, "max-calls-per-tool", 0, "stop after this many calls of any one tool (0: no limit)")
 	cmd.Flags().StringArrayVar(&rf.toolLimits, "tool-limit", nil, "limit one tool's calls: name=N (repeatable; overrides --max-calls-per-tool)")
+	cmd.Flags().BoolVar(&rf.json, "json", false, "end with every variable (inputs and step results) as one JSON object")
 }
 
 func (a *app) planResumeCommand(f *planFlags) *cobra.Command {
@@ -239,6 +245,7 @@ func (a *app) execute(ctx context.Context, s *plan.Store, p *plan.Plan, rf runFl
 		})
 		if final != nil {
 			pr.summary(p, final)
+			a.printResults(p, final, rf.json)
 		}
 		return err
 	})

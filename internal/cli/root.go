@@ -11,10 +11,12 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/daemon"
+	"github.com/weft-dev/weft/internal/logsink"
 	"github.com/weft-dev/weft/internal/policy"
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -30,9 +32,13 @@ type app struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	logger     *slog.Logger
+	// logSink queues the log for stderr (nil until logging is set up).
+	logSink *logsink.Sink
 	// secrets masks configured secret values in logs and errors; it has
 	// its own lock, since a running daemon updates it on each change.
 	secrets policy.Secrets
+	// connectDisabled makes mcp get connect a server with enabled = false.
+	connectDisabled bool
 }
 
 // Main runs weft with args and returns the process exit code. Errors are
@@ -50,8 +56,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(a.stderr, "weft: "+a.secrets.Redact(oneLine(err)))
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(a.errOut(), "weft: "+a.secrets.Redact(oneLine(err)))
+	}
+	a.closeLog()
+	if err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -82,17 +92,23 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if a.logLevel == "" {
+				a.logLevel = defaultLogLevel(cmd)
+			}
 			return a.setupLogging()
 		},
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "weft.toml to use (default: $WEFT_CONFIG, ./weft.toml, ~/.weft/weft.toml)")
-	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (logs go to stderr; default info for serve, mcp-server, run and chat, else warn)")
 	root.AddCommand(a.serveCommand(), a.mcpServerCommand(), a.mcpCommand())
 	root.AddCommand(a.runCommand(), a.chatCommand())
 	root.AddCommand(a.planCommand())
 	root.AddCommand(a.delegateCommand())
+	root.AddCommand(a.clientCommand(), a.versionCommand())
+	requireKnownSubcommands(root)
 	return root
 }
 
@@ -101,10 +117,34 @@ func (a *app) setupLogging() error {
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
-	a.logger = slog.New(a.secrets.Handler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})))
+	// The log never waits on stderr: a client may pipe it and never read it.
+	a.logSink = logsink.New(a.stderr, 0)
+	a.logger = slog.New(a.secrets.Handler(slog.NewTextHandler(a.logSink, &slog.HandlerOptions{Level: level})))
 	slog.SetDefault(a.logger)
 	upstream.Version = Version
 	return nil
+}
+
+// errOut is where the final error line goes: behind the log, so it is not
+// written ahead of records still queued, and never blocks weft's exit.
+func (a *app) errOut() io.Writer {
+	if a.logSink != nil {
+		return a.logSink
+	}
+	return a.stderr
+}
+
+// closeLogTimeout bounds the flush of the log at exit.
+const closeLogTimeout = time.Second
+
+// closeLog writes what is left of the log, for at most closeLogTimeout.
+func (a *app) closeLog() {
+	if a.logSink == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeLogTimeout)
+	defer cancel()
+	a.logSink.Close(ctx)
 }
 
 // loadConfig reads the configuration the flags point to. It changes
@@ -112,6 +152,9 @@ func (a *app) setupLogging() error {
 func (a *app) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(config.ResolvePath(a.configFlag))
 	if err == nil {
+		for _, w := range cfg.Warnings {
+			a.logger.Warn(w)
+		}
 		a.secrets.Set(policy.SecretValues(cfg, os.Getenv))
 	}
 	return cfg, err

@@ -52,6 +52,7 @@ func (a *app) serve(ctx context.Context, listen string) error {
 	addr := ln.Addr().String()
 	hopts.Listen = addr
 	srv := gateway.NewHTTPServer(d.Gateway().HandlerWith(hopts), hopts)
+	srv.RegisterOnShutdown(d.CloseEventStreams) // the dashboard's event streams never end on their own
 	unannounce, err := daemon.Announce(d.Path(), addr)
 	if err != nil {
 		a.logger.Warn("cannot record the running address; `weft mcp list` will fall back to a health check", "err", err)

@@ -33,10 +33,6 @@ type Delegation struct {
 	ResetTimeout     Duration `toml:"reset_timeout"`
 }
 
-// delegationKeys lists [delegation]'s keys, for unknown-key messages.
-const delegationKeys = "claude_command, fallback, allowed_tools, max_turns, timeout, max_concurrent, failure_threshold, " +
-	"reset_timeout"
-
 // DefaultDelegation is [delegation] when the file is silent.
 func DefaultDelegation() Delegation {
 	return Delegation{ClaudeCommand: DefaultDelegationCommand, Fallback: []string{delegateClaude, delegateAgnt},

@@ -4,9 +4,11 @@ import "time"
 
 // Defaults of the HTTP face's own limits ([gateway]).
 const (
-	// DefaultMaxConnections bounds open client connections; past it the
-	// oldest idle connection is closed to make room.
-	DefaultMaxConnections = 512
+	// DefaultMaxConnections bounds open client connections; past it a
+	// silent or idle connection is closed to make room. It is well above
+	// what busy clients hold (one per call in flight) and well below the
+	// file descriptors a process gets.
+	DefaultMaxConnections = 2048
 	// DefaultIdleTimeout closes a keep-alive connection with no request.
 	DefaultIdleTimeout = 60 * time.Second
 	// DefaultBodyTimeout bounds the read of one request body.

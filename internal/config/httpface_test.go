@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestHTTPFaceKeys(t *testing.T) {
 	want := Gateway{Listen: "127.0.0.1:7777", Separator: "__", MaxConnections: DefaultMaxConnections,
 		IdleTimeout: Duration(DefaultIdleTimeout), BodyTimeout: Duration(DefaultBodyTimeout),
 		MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout)}
-	if cfg.Gateway != want || Default().Gateway != want {
+	if !reflect.DeepEqual(cfg.Gateway, want) || !reflect.DeepEqual(Default().Gateway, want) {
 		t.Errorf("gateway = %+v, default %+v; want %+v", cfg.Gateway, Default().Gateway, want)
 	}
 	cfg, err = Load(writeFile(t, filepath.Join(dir, "weft.toml"), "[gateway]\nmax_sessions = 5\nsession_idle_timeout = \"90s\"\n"))

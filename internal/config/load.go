@@ -31,25 +31,8 @@ type fileConfig struct {
 	} `toml:"tools"`
 
 	Delegation Delegation `toml:"delegation"` // delegate.go
-}
-
-// knownKeys lists the keys of each table, for unknown-key messages.
-var knownKeys = map[string]string{
-	"":         "gateway, limits, security, breaker, delegation, llm, router, prices, tools",
-	"breaker":  "failure_threshold, reset_timeout",
-	"gateway":  "listen, separator",
-	"limits":   "max_tools, max_message_bytes, max_concurrent_calls, drain_timeout, ping_interval",
-	"security": "block_private_urls, autonomy, pinning, http_token_env, max_delegation_depth",
-	"tools":    "mcp_servers",
-	"llm":      "provider, model, base_url, api_key_env, max_tokens, max_retries",
-	"router":   "planning",
-	"router.planning": "strategy, max_planning_depth, max_planning_cost_usd, planning_step_timeout, " +
-		"circuit_breaker_threshold, max_replans",
-	"prices": "input, output",
-	"server": "target, args, env, cwd, type, headers, timeout_ms, enabled, prefix, allowed_tools, " +
-		"denied_tools, protocol_version, inherit_env, max_concurrent_calls, failure_threshold, reset_timeout",
-
-	"delegation": delegationKeys,
+	Audit      Audit      `toml:"audit"`      // observe.go
+	Metrics    Metrics    `toml:"metrics"`
 }
 
 // ResolvePath finds weft.toml: the --config value if non-empty,
@@ -90,6 +73,7 @@ func Default() *Config {
 		Agent:    DefaultAgent(),
 
 		Delegation: DefaultDelegation(),
+		Audit:      defaultAudit(),
 	}
 }
 
@@ -117,7 +101,7 @@ func LoadData(path string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range MCPJSONPaths(path) {
+	for _, f := range cfg.MCPJSONFiles() {
 		servers, err := readMCPJSON(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -132,10 +116,20 @@ func LoadData(path string, data []byte) (*Config, error) {
 			}
 		}
 	}
+	cfg.dropSelf(currentSelf(cfg.Gateway.Listen))
 	if err := cfg.validate(data, nil); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// MCPJSONFiles lists the .mcp.json files Load merges: MCPJSONPaths, or none
+// when [gateway] read_mcp_json is false.
+func (c *Config) MCPJSONFiles() []string {
+	if c.Gateway.ReadMCPJSON != nil && !*c.Gateway.ReadMCPJSON {
+		return nil
+	}
+	return MCPJSONPaths(c.Path)
 }
 
 // parse decodes weft.toml bytes and applies defaults, without validating
@@ -163,6 +157,7 @@ func parse(data []byte, path string) (*Config, error) {
 	if g.Separator != "" {
 		cfg.Gateway.Separator = g.Separator
 	}
+	cfg.Gateway.ReadMCPJSON = g.ReadMCPJSON
 	if err := applyHTTPFace(cfg, g, path); err != nil {
 		return nil, err
 	}
@@ -185,6 +180,9 @@ func parse(data []byte, path string) (*Config, error) {
 		return nil, err
 	}
 	if err := applyDelegation(cfg, fc.Delegation, path); err != nil {
+		return nil, err
+	}
+	if err := applyObserve(cfg, &fc, path); err != nil {
 		return nil, err
 	}
 	cfg.Security.BlockPrivateURLs = sec.BlockPrivateURLs
@@ -251,7 +249,7 @@ func decodeError(path string, err error) error {
 			more = fmt.Sprintf(" (and %d more unknown keys)", n)
 		}
 		return invalidf("%s:%d:%d: unknown key %q%s; remove it or fix its spelling (known keys there: %s)",
-			path, row, col, strings.Join(key, "."), more, knownKeys[tableOf(key)])
+			path, row, col, strings.Join(key, "."), more, keysAt(key[:max(len(key)-1, 0)]))
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
@@ -285,22 +283,6 @@ func goTypeWord(t string) string {
 		return "a table of strings"
 	}
 	return "a table"
-}
-
-// tableOf names the table an unknown key sits in, as a knownKeys index.
-func tableOf(key []string) string {
-	parent := key[:max(len(key)-1, 0)]
-	switch {
-	case len(parent) == 3 && parent[0] == "tools" && parent[1] == "mcp_servers":
-		return "server"
-	case len(parent) == 1:
-		return parent[0]
-	case len(parent) == 2 && parent[0] == "router":
-		return "router." + parent[1]
-	case len(parent) == 2 && parent[0] == "prices":
-		return "prices"
-	}
-	return ""
 }
 
 // MCPJSONPaths lists the .mcp.json files Load merges into the config read

@@ -120,7 +120,7 @@ func TestLoadDefaults(t *testing.T) {
 			}
 			want := Default()
 			want.Path = path
-			if cfg.Path != path || cfg.Gateway != want.Gateway || cfg.Limits != want.Limits || cfg.Security != want.Security || len(cfg.Servers) != 0 {
+			if cfg.Path != path || !reflect.DeepEqual(cfg.Gateway, want.Gateway) || cfg.Limits != want.Limits || cfg.Security != want.Security || len(cfg.Servers) != 0 {
 				t.Errorf("got %+v, want %+v", cfg, want)
 			}
 			if cfg.Gateway.Listen != DefaultListen || cfg.Limits.MaxTools != DefaultMaxTools || cfg.Limits.MaxMessageBytes != 16<<20 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 
@@ -25,6 +26,8 @@ type mcpJSONServer struct {
 	Headers  map[string]string `json:"headers"`
 	Cwd      string            `json:"cwd"`
 	Disabled bool              `json:"disabled"`
+	// EnvFile is Cursor's file of variables for a stdio server.
+	EnvFile string `json:"envFile"`
 }
 
 type mcpJSONFile struct {
@@ -92,7 +95,11 @@ func convertMCPJSON(file string, entries map[string]mcpJSONServer) ([]*Server, e
 
 // fromMCPJSON maps one mcpServers entry onto a Server.
 func fromMCPJSON(name string, e mcpJSONServer) (*Server, error) {
-	s := &Server{Name: name, Args: e.Args, Env: e.Env, Headers: e.Headers, Cwd: e.Cwd}
+	if e.EnvFile != "" {
+		return nil, invalidf("server %q: envFile %q is not read by weft, so the server would start without those variables; "+
+			"list them under env instead (as ${VAR} references to keep secrets out of the file) and remove envFile", name, e.EnvFile)
+	}
+	s := &Server{Name: name, Args: e.Args, Env: cursorVars(e.Env), Headers: cursorVars(e.Headers), Cwd: e.Cwd}
 	if e.Disabled {
 		off := false
 		s.Enabled = &off
@@ -108,6 +115,9 @@ func fromMCPJSON(name string, e mcpJSONServer) (*Server, error) {
 	case "":
 		if e.URL != "" && e.Command == "" {
 			s.Type = TransportHTTP
+			if strings.HasSuffix(strings.TrimRight(urlPath(e.URL), "/"), "/sse") {
+				s.Type = TransportSSE // the SSE endpoint's conventional path
+			}
 		}
 	default:
 		return nil, invalidf("server %q: type %q is unknown; use stdio, http, streamable-http or sse", name, e.Type)
@@ -129,6 +139,25 @@ func fromMCPJSON(name string, e mcpJSONServer) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// cursorVars rewrites Cursor's ${env:VAR} references to weft's ${VAR}.
+func cursorVars(m map[string]string) map[string]string {
+	for k, v := range m {
+		if strings.Contains(v, "${env:") {
+			m[k] = strings.ReplaceAll(v, "${env:", "${")
+		}
+	}
+	return m
+}
+
+// urlPath is the path of a URL, "" when it does not parse.
+func urlPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Path
 }
 
 // Import reads a .mcp.json, a Claude Desktop config

@@ -51,6 +51,9 @@ type Config struct {
 	Agent Agent
 	// Delegation holds [delegation].
 	Delegation Delegation
+	// Audit holds [audit] and Metrics holds [metrics] (observe.go).
+	Audit   Audit
+	Metrics Metrics
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
 	Warnings []string
@@ -60,8 +63,14 @@ type Config struct {
 type Gateway struct {
 	Listen    string `toml:"listen"`    // host:port for `weft serve`
 	Separator string `toml:"separator"` // between namespace and item name
+	// ReadMCPJSON, when false, stops weft merging the .mcp.json files beside
+	// weft.toml, in the working directory and in ~/.weft (nil means true).
+	ReadMCPJSON *bool `toml:"read_mcp_json"`
 	// Auth makes the HTTP face accept OAuth access tokens ([gateway.auth]).
 	Auth *GatewayAuth `toml:"auth,omitempty"`
+	// ReadyRequires names servers that must be active before /readyz
+	// answers ready.
+	ReadyRequires []string `toml:"ready_requires"`
 	// The HTTP face's own limits (httpface.go has the defaults).
 	MaxConnections     int      `toml:"max_connections"`      // open client connections
 	IdleTimeout        Duration `toml:"idle_timeout"`         // keep-alive connection with no request

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
@@ -24,6 +25,20 @@ type Edit struct {
 	// IfMatch, when set, is the content hash (config.Hash) weft.toml must
 	// still have; otherwise the change fails with config.ErrConflict.
 	IfMatch string
+	// Source names who asked, for the audit log ("dashboard", …); empty:
+	// "reload" for a reload, else "edit".
+	Source string
+}
+
+// source is what the audit log calls the origin of e.
+func (e Edit) source() string {
+	switch {
+	case e.Source != "":
+		return e.Source
+	case e.File == nil:
+		return "reload"
+	}
+	return "edit"
 }
 
 // Result says what a change did.
@@ -43,13 +58,13 @@ type Result struct {
 // file atomically, and undoes the hub change if writing fails. Removed
 // servers are drained only once the file no longer names them, so a failed
 // write never leaves a server stopped that the file still lists.
-func (d *Daemon) Change(ctx context.Context, e Edit) (Result, error) {
+func (d *Daemon) Change(ctx context.Context, e Edit) (res Result, err error) {
+	began := time.Now()
+	var applied *config.Config
+	defer func() { d.obs.changed(e.source(), began, applied, res.ApplyResult, err) }()
 	d.changeMu.Lock()
 	defer d.changeMu.Unlock()
-	var (
-		res      Result
-		removals []string
-	)
+	var removals []string
 	tr, err := config.Change(ctx, d.path, config.Txn{IfMatch: e.IfMatch, Edit: e.File,
 		Apply: func(ctx context.Context, next *config.Config) (func(), error) {
 			p := d.diff(next)
@@ -72,6 +87,7 @@ func (d *Daemon) Change(ctx context.Context, e Edit) (Result, error) {
 	parallel(removals, func(name string) { _ = d.hub.Remove(context.WithoutCancel(ctx), name) })
 	d.hub.Refresh()
 	d.setConfig(tr.Config, tr.Hash)
+	applied = tr.Config
 	res.Hash, res.Written = tr.Hash, tr.Written
 	if tr.Written {
 		d.logger.Info("config changed", "added", res.Added, "removed", res.Removed, "changed", res.Changed)

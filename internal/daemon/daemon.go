@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weft-dev/weft/internal/audit"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
@@ -46,6 +47,7 @@ type Daemon struct {
 	gw   *gateway.Gateway
 	pins *policy.Pins
 	del  *delegator
+	obs  *observability // metrics, audit log, traces, dashboard (observe.go)
 
 	// changeMu serialises Change in this process; the config file's lock
 	// serialises it across processes. Lock order: changeMu, then the file
@@ -76,14 +78,28 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		hopts.Upstream.DialControl = policy.RefusePrivateDial
 	}
 	d.depth = delegationDepth(&hopts)
+	var src hubSource
+	var redact audit.Redactor
+	if opts.Secrets != nil {
+		redact = opts.Secrets
+	}
+	if d.obs, err = newObservability(context.Background(), cfg, opts.Version, redact, &src); err != nil {
+		return nil, err
+	}
+	hopts.Observer = d.obs.observer()
 	d.hub = hub.New(hopts)
+	src.Hub = d.hub
 	d.del = &delegator{d: d, cfg: cfg}
+	health, routes := d.obs.gatewayOptions(cfg)
+	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}))
 	d.gw = gateway.New(d.hub, gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
 		Manage:          gateway.ManageOptions{Manager: d, ApprovalTimeout: opts.ApprovalTimeout},
 		Delegation:      gateway.DelegationOptions{Depth: d.depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Delegate:        d.del,
-		Login:           d.loginThroughClient()})
+		Delegate:        d.obs.delegator(d.del),
+		Login:           d.loginThroughClient(),
+		Health:          health, Routes: routes, Middleware: d.obs.middleware()})
+	d.obs.sources, d.obs.sessionList = d.gw.SessionsByFace, d.gw.SessionList
 	d.setConfig(cfg, "")
 	return d, nil
 }
@@ -96,6 +112,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	for name, err := range res.Failed {
 		d.logger.Warn("server not connected; weft serves the others", "server", name, "err", err)
 	}
+	d.obs.applied.Store(true)
 	if d.opts.NoWatch {
 		return nil
 	}
@@ -119,7 +136,12 @@ func (d *Daemon) Close(ctx context.Context) {
 		stop()
 	}
 	d.hub.Close(ctx)
+	d.obs.close()
 }
+
+// CloseEventStreams ends the dashboard's event streams, which never end
+// on their own: call it when the HTTP server shuts down.
+func (d *Daemon) CloseEventStreams() { d.obs.live.Close() }
 
 // Hub is the daemon's hub.
 func (d *Daemon) Hub() *hub.Hub { return d.hub }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/plan"
 )
@@ -17,6 +19,7 @@ import (
 type planService struct {
 	store *plan.Store
 	tools PlanTools
+	obs   *observability // counts runs and steps; nil: none
 }
 
 var _ gateway.Plans = (*planService)(nil)
@@ -29,7 +32,7 @@ func (d *Daemon) planService() gateway.Plans {
 		d.logger.Warn("plan tools disabled", "err", err)
 		return nil
 	}
-	return &planService{store: &plan.Store{Dir: dir}, tools: PlanTools{ToolsOf(d.hub)}}
+	return &planService{store: &plan.Store{Dir: dir}, tools: PlanTools{ToolsOf(d.hub)}, obs: d.obs}
 }
 
 // List implements gateway.Plans.
@@ -101,6 +104,7 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 			// Progress must only grow; retry events carry no counters.
 			finished = max(finished, e.Done+e.Failed)
 			progress(DescribeEvent(e), finished, e.Total)
+			s.obs.planEvent(id, e)
 		}}
 	if o.Resume {
 		cp, ok, err := s.store.LoadCheckpoint(id)
@@ -111,7 +115,10 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 			opts.Resume = cp
 		}
 	}
+	ctx, endSpan := s.obs.span(withPlanCaller(ctx, id), "plan.run "+id, attribute.String("weft.plan", id))
 	cp, err := plan.Run(ctx, s.tools, p, opts)
+	endSpan(err)
+	s.obs.planRun(err)
 	if cp == nil {
 		return gateway.PlanDoc{}, err
 	}

@@ -1,55 +1,25 @@
 package delegate
 
 import (
-	"sync"
 	"time"
+
+	"github.com/weft-dev/weft/internal/circuit"
 )
 
-// breaker opens after threshold consecutive failures and lets one trial
-// through once reset has passed (the same rule as the hub's breaker, applied to delegations).
-type breaker struct {
-	threshold int
-	reset     time.Duration
-	now       func() time.Time
-
-	mu       sync.Mutex
-	failures int
-	openedAt time.Time
-	trial    bool // a half-open trial is running
+// newBreaker returns the delegation breaker: internal/circuit's semantics,
+// applied to whole delegations. threshold 0 disables it.
+func newBreaker(threshold int, reset time.Duration) *circuit.Breaker {
+	return circuit.New(threshold, reset, nil)
 }
 
-func newBreaker(threshold int, reset time.Duration) *breaker {
-	return &breaker{threshold: threshold, reset: reset, now: time.Now}
-}
-
-// allow reports whether a delegation may start.
-func (b *breaker) allow() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.threshold <= 0 || b.failures < b.threshold {
-		return true
-	}
-	if b.trial || b.now().Sub(b.openedAt) < b.reset {
-		return false
-	}
-	b.trial = true
-	return true
-}
-
-// done records an outcome; a cancelled delegation says nothing about the
-// delegate and only ends a trial.
-func (b *breaker) done(ok, counts bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.trial = false
+// delegationOutcome is how a finished delegation counts: a cancelled one
+// says nothing about the delegate.
+func delegationOutcome(err error, cancelled bool) circuit.Outcome {
 	switch {
-	case !counts:
-	case ok:
-		b.failures = 0
-	default:
-		b.failures++
-		if b.failures >= b.threshold {
-			b.openedAt = b.now()
-		}
+	case cancelled:
+		return circuit.Ignored
+	case err != nil:
+		return circuit.Failure
 	}
+	return circuit.Success
 }

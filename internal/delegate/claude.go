@@ -13,8 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/weft-dev/weft/internal/procgroup"
 )
 
 // maxLine bounds one stream-json line (the default message limit).
@@ -78,7 +79,6 @@ func (c *claudeRun) run(ctx context.Context) (string, error) {
 	cmd := exec.Command(c.cfg.Command, c.args(file)...)
 	cmd.Env = append(c.cfg.environ(), DepthEnv+"="+strconv.Itoa(c.depth))
 	cmd.Dir = c.cfg.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stderr := &tail{n: 4096}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -86,10 +86,12 @@ func (c *claudeRun) run(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("delegate stdout: %w", err)
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	group, err := procgroup.Start(cmd)
+	if err != nil {
 		return "", &SubprocessError{Command: c.cfg.Command, ExitCode: -1, Err: err, Reason: "cannot start it; install Claude Code or set [delegation] claude_command"}
 	}
-	kill := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	defer group.Close()
+	kill := func() { _ = group.Kill() }
 	stop := context.AfterFunc(ctx, kill)
 	defer stop()
 

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/weft-dev/weft/internal/circuit"
 )
 
 // Delegates a fallback chain can name.
@@ -37,7 +39,7 @@ type Config struct {
 	Timeout      time.Duration // per attempt; 0: none
 	MaxParallel  int           // delegations at once; 0: 1
 	Depth        int           // this weft's delegation depth, read at start-up
-	MaxDepth     int           // security.max_delegation_depth; 0: DefaultMaxDepth
+	MaxDepth     int           // security.max_delegation_depth; 0: its default
 	// FailureThreshold consecutive failed delegations open the breaker for
 	// ResetTimeout; 0 disables it.
 	FailureThreshold int
@@ -71,7 +73,7 @@ type Result struct {
 type Runner struct {
 	cfg     Config
 	slots   chan struct{}
-	breaker *breaker
+	breaker *circuit.Breaker
 }
 
 // New checks cfg and returns a Runner.
@@ -108,17 +110,18 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		emit = func(Event) {}
 	}
 	emit = onceLocked(emit)
-	depth, err := nextDepth(max(r.cfg.Depth, req.Depth), r.cfg.MaxDepth)
+	depth, err := nextDepth(r.cfg.Depth, req.Depth, r.cfg.MaxDepth)
 	if err != nil {
 		return nil, err
 	}
-	if !r.breaker.allow() {
+	probe, err := r.breaker.Allow()
+	if err != nil {
 		return nil, ErrBreakerOpen
 	}
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
-		r.breaker.done(false, false)
+		r.breaker.Record(probe, circuit.Ignored)
 		return nil, fmt.Errorf("waiting for a delegation slot: %w", ctx.Err())
 	}
 	defer func() { <-r.slots }()
@@ -129,7 +132,7 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		req.MaxTurns = r.cfg.MaxTurns
 	}
 	res, err := r.chain(ctx, req, depth, emit)
-	r.breaker.done(err == nil, !errors.Is(err, context.Canceled))
+	r.breaker.Record(probe, delegationOutcome(err, errors.Is(err, context.Canceled)))
 	return res, err
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/weft-dev/weft/internal/testutil"
+
+	"github.com/weft-dev/weft/internal/circuit"
 )
 
 // runner returns a Runner over fakeclaude in mode, with cfg's fields set.
@@ -184,20 +186,25 @@ func TestOpenBreakerFailsWithoutSlot(t *testing.T) {
 }
 
 func TestBreakerHalfOpenTrial(t *testing.T) {
-	b := newBreaker(2, time.Minute)
 	now := time.Unix(0, 0)
-	b.now = func() time.Time { return now }
-	b.done(false, true)
-	b.done(false, true)
-	if b.allow() {
+	b := circuit.New(2, time.Minute, func() time.Time { return now })
+	for range 2 {
+		probe, _ := b.Allow()
+		b.Record(probe, delegationOutcome(errors.New("boom"), false))
+	}
+	if _, err := b.Allow(); err == nil {
 		t.Fatal("open breaker allowed a call")
 	}
 	now = now.Add(time.Minute)
-	if !b.allow() || b.allow() {
+	probe, err := b.Allow()
+	if err != nil || !probe {
+		t.Fatal("after the reset timeout a trial must pass")
+	}
+	if _, err := b.Allow(); err == nil {
 		t.Fatal("after the reset timeout exactly one trial must pass")
 	}
-	b.done(true, true)
-	if !b.allow() {
+	b.Record(probe, delegationOutcome(nil, false))
+	if _, err := b.Allow(); err != nil {
 		t.Fatal("a successful trial must close the breaker")
 	}
 }
@@ -208,7 +215,7 @@ func TestDepthLimit(t *testing.T) {
 		refused          bool
 	}{{0, 0, 1, false}, {2, 3, 3, false}, {3, 3, 0, true}, {1, 1, 0, true}, {5, 0, 0, true}}
 	for _, tt := range tests {
-		got, err := nextDepth(tt.depth, tt.max)
+		got, err := nextDepth(tt.depth, 0, tt.max)
 		var de *DepthError
 		if tt.refused != errors.As(err, &de) || got != tt.want {
 			t.Errorf("depth %d max %d: got %d, %v", tt.depth, tt.max, got, err)

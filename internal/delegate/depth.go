@@ -1,24 +1,25 @@
 package delegate
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
 
-// DepthEnv carries the delegation depth to every child weft starts;
-// it is the same variable the face reads at start-up.
-const DepthEnv = "WEFT_DELEGATION_DEPTH"
+	"github.com/weft-dev/weft/internal/depth"
+)
 
-// DefaultMaxDepth is security.max_delegation_depth when the config is silent.
-const DefaultMaxDepth = 3
+// DepthEnv carries the delegation depth to every child weft starts; it is
+// the same variable the face reads at start-up.
+const DepthEnv = depth.Env
 
-// nextDepth returns the depth a delegate started at depth gets, refusing
-// when depth has reached max, the depth rule applies to forwarded calls too.
-func nextDepth(depth, max int) (int, error) {
-	if max <= 0 {
-		max = DefaultMaxDepth
+// nextDepth returns the depth a delegate gets, refusing at the limit: the
+// rule internal/depth applies to forwarded calls too (max 0: the default).
+func nextDepth(own, inBand, max int) (int, error) {
+	next, err := depth.Next(own, inBand, max)
+	var de *depth.Error
+	if errors.As(err, &de) {
+		return 0, &DepthError{Depth: de.Depth, Max: de.Max}
 	}
-	if depth >= max {
-		return 0, &DepthError{Depth: depth, Max: max}
-	}
-	return depth + 1, nil
+	return next, err
 }
 
 // DepthError refuses a delegation that would go past the depth limit.
@@ -29,3 +30,6 @@ type DepthError struct {
 func (e *DepthError) Error() string {
 	return fmt.Sprintf("delegation refused: depth %d reached the limit security.max_delegation_depth = %d (weft → Claude Code → weft loop?); raise it if the nesting is intended", e.Depth, e.Max)
 }
+
+// Unwrap makes errors.Is(err, depth.ErrExceeded) true.
+func (e *DepthError) Unwrap() error { return depth.ErrExceeded }

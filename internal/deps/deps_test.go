@@ -26,6 +26,11 @@ var floors = map[string][]string{
 	"internal/delegate": {"internal/hub", "internal/gateway", "internal/upstream", "internal/agent"},
 	"internal/toolset":  {"internal/hub", "internal/gateway", "internal/upstream"},
 	"internal/oauth":    {"internal/upstream", "internal/hub", "internal/gateway", "internal/policy"},
+	// Observers of the hub: they see calls, never the faces or callers.
+	"internal/metrics": {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
+	"internal/audit":   {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
+	"internal/tracing": {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
+	"internal/ui":      {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
 }
 
 // leaves import no weft package at all.

@@ -41,6 +41,13 @@ type Options struct {
 	// Login, when set, lets a client that can open URLs log weft in to a
 	// server that needs a login, in the middle of a call (login.go).
 	Login LoginFunc
+	// Health decides when /readyz answers ready; Routes are extra endpoints
+	// on the HTTP face, behind its guards (health.go).
+	Health HealthOptions
+	Routes []Route
+	// Middleware wraps every request a client sends, outermost first
+	// (tracing).
+	Middleware []mcp.Middleware
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -101,6 +108,9 @@ func New(h *hub.Hub, opts Options) *Gateway {
 	})
 	g.server.AddReceivingMiddleware(g.explainMissingTools, g.levels.middleware)
 	g.server.AddSendingMiddleware(keepAnswer)
+	if len(opts.Middleware) > 0 {
+		g.server.AddReceivingMiddleware(opts.Middleware...) // added last: outermost
+	}
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	g.addDelegateTool(opts.Delegate)
@@ -198,6 +208,7 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return toolError(err)
 	}
+	ctx = hub.WithCaller(ctx, callerOf(req.Session))
 	res, err := g.forwardCall(ctx, req, meta)
 	if err != nil {
 		return toolError(err)

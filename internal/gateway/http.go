@@ -45,9 +45,20 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
 	mux.HandleFunc("DELETE "+ServersPath+"{name}", g.serveRemoveServer)
+	g.mountObserve(mux) // health.go
 	if auth := o.Auth; auth != nil {
 		o.Token = "" // checked by auth, with the OAuth tokens
-		return auth(guard(mux, o))
+		guarded := guard(mux, o)
+		authed := auth(guarded)
+		// Health probes carry no token; everything else, the dashboard
+		// included, needs a token the auth accepts.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isProbe(r) {
+				guarded.ServeHTTP(w, r)
+				return
+			}
+			authed.ServeHTTP(w, r)
+		})
 	}
 	return guard(mux, o)
 }
@@ -58,14 +69,18 @@ type Status struct {
 	Listed  []string           `json:"listed_tools"`
 	Hidden  []string           `json:"search_only_tools"`
 	Clashes []string           `json:"clashes,omitempty"`
+	// Exposed counts each server's tools in the catalog: what allowed_tools,
+	// denied_tools and pinning leave of its ServerStatus.Tools.
+	Exposed map[string]int `json:"exposed_tools"`
 }
 
 // StatusOf is the status of h's servers and catalog, as the admin endpoint
 // answers it and `weft mcp list` prints it.
 func StatusOf(h *hub.Hub) Status {
 	cat := h.Catalog()
-	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}}
+	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}, Exposed: map[string]int{}}
 	for _, t := range cat.Tools {
+		st.Exposed[t.Server]++
 		if t.Listed {
 			st.Listed = append(st.Listed, t.Name)
 		} else {

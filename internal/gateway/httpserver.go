@@ -98,19 +98,27 @@ func (c *connCap) track(conn net.Conn, state http.ConnState) {
 	}
 }
 
-// oldestIdleLocked returns the oldest connection serving no request other
-// than fresh, or fresh itself when all others are active.
+// oldestIdleLocked picks the connection to close: the oldest one that has
+// not sent a request yet (silent connections are what an exhaustion attack
+// holds), else the oldest idle keep-alive connection (a client may be about to
+// reuse it, so it goes second), else fresh itself when all others are active.
 func (c *connCap) oldestIdleLocked(fresh net.Conn) net.Conn {
-	victim, oldest := fresh, time.Time{}
-	for conn, e := range c.conns {
-		if conn == fresh || e.state == http.StateActive {
-			continue
+	for _, state := range []http.ConnState{http.StateNew, http.StateIdle} {
+		var victim net.Conn
+		var oldest time.Time
+		for conn, e := range c.conns {
+			if conn == fresh || e.state != state {
+				continue
+			}
+			if victim == nil || e.since.Before(oldest) {
+				victim, oldest = conn, e.since
+			}
 		}
-		if victim == fresh || e.since.Before(oldest) {
-			victim, oldest = conn, e.since
+		if victim != nil {
+			return victim
 		}
 	}
-	return victim
+	return fresh
 }
 
 // open reports how many connections are tracked (tests).

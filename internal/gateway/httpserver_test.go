@@ -176,3 +176,31 @@ func dial(t *testing.T, addr string) net.Conn {
 	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
 	return c
 }
+
+// TestConnCapClosesSilentBeforeIdle checks the eviction order past the cap:
+// a connection that never sent a request goes before an idle keep-alive one
+// (whose client may be reusing it), and an active one is never chosen.
+func TestConnCapClosesSilentBeforeIdle(t *testing.T) {
+	pipe := func() net.Conn {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return a
+	}
+	c := newConnCap(3)
+	active, idle, silent := pipe(), pipe(), pipe()
+	c.track(active, http.StateActive)
+	c.track(idle, http.StateIdle)
+	c.track(silent, http.StateNew)
+	c.track(pipe(), http.StateNew)
+	if _, ok := c.conns[silent]; ok {
+		t.Fatal("the silent connection was kept, want it closed first")
+	}
+	if _, ok := c.conns[idle]; !ok {
+		t.Fatal("the idle connection was closed while a silent one was there")
+	}
+	c.track(pipe(), http.StateNew) // the newest silent one goes before idle
+	c.track(pipe(), http.StateActive)
+	if _, ok := c.conns[active]; !ok {
+		t.Fatal("an active connection was closed")
+	}
+}

@@ -63,7 +63,7 @@ func TestErrorToWireTable(t *testing.T) {
 	srv("drain", nil)
 
 	timeoutErr := call(ctx, "slow__sleep", `{"ms":2500}`) // outlives timeout_ms; short, so that the upstream can close
-	breakerErr := call(ctx, "slow__echo", `{"text":"x"}`)
+	breakerErr := call(ctx, "slow__sleep", `{"ms":0}`)    // timeouts open the tool's own breaker
 	limitErr := holdingSlot(t, h, "busy", func() error {
 		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		defer cancel()
@@ -94,7 +94,7 @@ func TestErrorToWireTable(t *testing.T) {
 		{"timeout", timeoutErr,
 			`^result isError=true weft: slow: no answer within the server's timeout_ms \(1s\); raise it if the tool is slow$`},
 		{"breaker open", breakerErr,
-			`^result isError=true weft: slow: circuit open after 1 consecutive failures; next probe in 3600s$`},
+			`^result isError=true weft: slow: tool sleep timed out; circuit open after 1 consecutive failures; next probe in 3600s$`},
 		{"limit", limitErr,
 			`^result isError=true weft: busy: waited for a free call slot \(max_concurrent_calls\) until the timeout; raise the limit or retry later$`},
 	}

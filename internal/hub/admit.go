@@ -15,11 +15,18 @@ import (
 // in flight for its whole duration on every exit path; its outcome feeds
 // the breaker.
 func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *upstream.Conn) error) error {
-	return named(name, h.guarded(ctx, name, call))
+	return named(name, h.guarded(ctx, name, "", call))
 }
 
-// guarded is do without the server's name on its errors.
-func (h *Hub) guarded(ctx context.Context, name string, call func(context.Context, *upstream.Conn) error) error {
+// doTool is do for a call of tool, whose timeouts count against the tool's
+// own breaker (see toolBreakers).
+func (h *Hub) doTool(ctx context.Context, name, tool string, call func(context.Context, *upstream.Conn) error) error {
+	return named(name, h.guarded(ctx, name, tool, call))
+}
+
+// guarded is do without the server's name on its errors; tool is empty
+// unless the request is a tool call.
+func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.Context, *upstream.Conn) error) error {
 	s, err := h.lookup(name)
 	if err != nil {
 		return err
@@ -28,9 +35,13 @@ func (h *Hub) guarded(ctx context.Context, name string, call func(context.Contex
 		return err
 	}
 	s.mu.Lock()
-	br, sem, timeout := s.breaker, s.sem, s.cfg.Timeout()
+	br, tools, sem, timeout := s.breaker, s.tools, s.sem, s.cfg.Timeout()
 	s.mu.Unlock()
-	probe, err := br.allow()
+	var tb *breaker
+	if tool != "" {
+		tb = tools.get(tool)
+	}
+	v, err := admit(br, tb)
 	if err != nil {
 		return err
 	}
@@ -42,13 +53,13 @@ func (h *Hub) guarded(ctx context.Context, name string, call func(context.Contex
 	}
 	release, err := h.acquire(ctx, sem)
 	if err != nil {
-		br.record(probe, outcomeIgnored) // weft's own limit, not the server's fault
+		v.record(outcomeIgnored, err) // weft's own limit, not the server's fault
 		return err
 	}
 	defer release()
 	g, err := s.enter()
 	if err != nil {
-		br.record(probe, outcomeIgnored)
+		v.record(outcomeIgnored, err)
 		return err
 	}
 	defer g.leave()
@@ -56,7 +67,7 @@ func (h *Hub) guarded(ctx context.Context, name string, call func(context.Contex
 	if err != nil && callerCtx.Err() == nil && timedOut(err) {
 		err = &timeoutError{limit: timeout, cause: err}
 	}
-	br.record(probe, classify(callerCtx, err))
+	v.record(g.outcome(callerCtx, err), err)
 	if needsLogin(err) {
 		h.markNeedsLogin(s, g.conn, err)
 		return needsLoginError(name)

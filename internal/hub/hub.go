@@ -53,6 +53,9 @@ type Options struct {
 	// LoginStamp, when set, changes whenever a stored OAuth login changes;
 	// the hub then reconnects servers that need a login.
 	LoginStamp func() string
+	// Observer, when set, sees every tool call and server status change
+	// (metrics, traces, audit log, dashboard); see observe.go.
+	Observer Observer
 }
 
 // Hub owns every upstream connection.

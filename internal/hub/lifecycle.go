@@ -49,10 +49,14 @@ func (h *Hub) dial(ctx context.Context, s *server, cfg *config.Server) (*upstrea
 // connect dials and installs the connection; an older connection is drained
 // in the background.
 func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error {
+	s.mu.Lock()
+	before := !s.connectedAt.IsZero()
+	s.mu.Unlock()
 	conn, err := h.dial(ctx, s, cfg)
 	if err != nil {
 		s.setFailed(err, time.Time{})
 		h.logger.Warn("upstream not connected", "server", s.name, "err", err)
+		h.serverChanged(s, false)
 		return err
 	}
 	old, ok := s.setActive(conn)
@@ -65,6 +69,7 @@ func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error 
 		h.retireInBackground(s, old)
 	}
 	h.logger.Info("upstream active", "server", s.name, "tools", len(conn.Inventory().Tools))
+	h.serverChanged(s, before)
 	return nil
 }
 
@@ -75,7 +80,21 @@ func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
 	if g == nil {
 		return
 	}
-	go conn.Close(context.Background())
+	// Tracked, so Close waits for the child's end (after Close began,
+	// Remove's own close of the server covers it).
+	h.mu.Lock()
+	tracked := !h.closed
+	if tracked {
+		h.bg.Add(1)
+	}
+	h.mu.Unlock()
+	go func() {
+		if tracked {
+			defer h.bg.Done()
+		}
+		conn.Close(context.Background())
+	}()
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.startReconnect(s)
 }
@@ -113,6 +132,7 @@ func (h *Hub) reconnectLoop(s *server) {
 			return // connected meanwhile (a config swap) or draining
 		}
 		if err := h.connect(s.life, s, s.config()); err == nil {
+			s.reconnected()
 			h.rebuild()
 			return
 		} else if needsLogin(err) {
@@ -153,7 +173,7 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 		return ServerStatus{}, serverError(cfg.Name, ErrDraining)
 	}
 	s.cfg = next
-	s.breaker, s.sem = guards(next, h.opts.Breaker, h.opts.Now)
+	s.breaker, s.tools, s.sem = guards(next, h.opts.Breaker, h.opts.Now)
 	s.mu.Unlock()
 	if err != nil {
 		h.failSwap(s, err)
@@ -162,6 +182,7 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 	if old, ok := s.setActive(conn); ok && old != nil {
 		h.retireInBackground(s, old)
 	}
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.logger.Info("upstream swapped", "server", s.name, "tools", len(conn.Inventory().Tools))
 	return s.status(), nil
@@ -180,6 +201,7 @@ func (h *Hub) failSwap(s *server, err error) {
 	if old != nil {
 		h.retireInBackground(s, old)
 	}
+	h.serverChanged(s, false)
 	h.rebuild()
 	h.startReconnect(s)
 }

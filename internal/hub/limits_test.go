@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"strings"
 	"testing"
 	"time"
@@ -69,43 +70,49 @@ func TestWaitForSlotIsBoundedByTimeout(t *testing.T) {
 	}
 }
 
-func TestOpenBreakerFailsFastAndRecoversThroughOneProbe(t *testing.T) {
+// TestToolTimeoutsOpenThatToolsBreakerOnly: timeouts of one slow tool open
+// that tool's breaker (fail fast, then one probe), while the server's breaker
+// stays closed and its other tools keep answering.
+func TestToolTimeoutsOpenThatToolsBreakerOnly(t *testing.T) {
 	clock := time.Unix(1_000_000, 0)
 	now := func() time.Time { return clock }
 	g := newGauge(t)
 	h := newHub(t, hub.Options{Now: now})
-	cfg := httpServer("s", serve(t, upstreamServer("s", "hold", g)))
+	up := upstreamServer("s", "hold", g)
+	mcp.AddTool(up, &mcp.Tool{Name: "quick"}, func(context.Context, *mcp.CallToolRequest, holdIn) (*mcp.CallToolResult, textOut, error) {
+		return nil, textOut{Text: "quick"}, nil
+	})
+	cfg := httpServer("s", serve(t, up))
 	cfg.TimeoutMS, cfg.FailureThreshold, cfg.ResetTimeout = 1000, 2, config.Duration(time.Minute)
 	add(t, h, cfg)
 
-	for i := range 2 { // two timeouts open the breaker
+	for i := range 2 { // two timeouts open hold's breaker
 		if _, err := hold(context.Background(), h, "s__hold", 10_000); err == nil {
 			t.Fatalf("call %d beyond the timeout succeeded", i)
 		}
 	}
-	st := status(t, h, "s")
-	if st.Breaker != hub.BreakerOpen || st.Failures != 2 {
-		t.Fatalf("after 2 timeouts: breaker %s with %d failures, want open with 2", st.Breaker, st.Failures)
-	}
 	before := g.calls.Load()
 	_, err := hold(context.Background(), h, "s__hold", 0)
 	var coe *hub.CircuitOpenError
-	if !errors.As(err, &coe) || coe.Server != "s" || !strings.Contains(err.Error(), "next probe in 60s") {
-		t.Fatalf("call with open breaker: %v, want a CircuitOpenError naming s and the wait", err)
+	if !errors.As(err, &coe) || coe.Server != "s" || coe.Tool != "hold" || !strings.Contains(err.Error(), "next probe in 60s") {
+		t.Fatalf("call with hold's breaker open: %v, want a CircuitOpenError naming s, hold and the wait", err)
 	}
 	if g.calls.Load() != before {
 		t.Fatal("a call with the breaker open reached the upstream")
 	}
+	if st := status(t, h, "s"); st.Breaker != hub.BreakerClosed || st.Failures != 0 {
+		t.Fatalf("server breaker after a tool's timeouts: %s with %d failures, want closed with 0", st.Breaker, st.Failures)
+	}
+	if out, err := hold(context.Background(), h, "s__quick", 0); err != nil || out != "quick" {
+		t.Fatalf("another tool of the server: %q, %v; want it answered", out, err)
+	}
 
 	clock = clock.Add(time.Minute) // the probe is let through and succeeds
-	if st := status(t, h, "s"); st.Breaker != hub.BreakerHalfOpen {
-		t.Fatalf("after reset timeout: %s, want half-open", st.Breaker)
-	}
 	if _, err := hold(context.Background(), h, "s__hold", 0); err != nil {
 		t.Fatalf("probe call: %v", err)
 	}
-	if st := status(t, h, "s"); st.Breaker != hub.BreakerClosed || st.Failures != 0 {
-		t.Fatalf("after a good probe: %s with %d failures, want closed with 0", st.Breaker, st.Failures)
+	if _, err := hold(context.Background(), h, "s__hold", 0); err != nil {
+		t.Fatalf("call after a good probe: %v", err)
 	}
 }
 

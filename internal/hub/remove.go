@@ -25,6 +25,7 @@ func (h *Hub) Remove(ctx context.Context, name string) error {
 	}
 	h.draining[s] = true
 	h.mu.Unlock()
+	h.serverChanged(s, false)
 	h.rebuild() // shows draining; tools stay until closed (calls get "server draining")
 
 	h.drainAndClose(ctx, s, gens)
@@ -32,6 +33,9 @@ func (h *Hub) Remove(ctx context.Context, name string) error {
 	h.mu.Lock()
 	delete(h.draining, s)
 	h.mu.Unlock()
+	if h.opts.Observer != nil {
+		h.opts.Observer.ServerChanged(ServerEvent{Name: name, Status: StatusRemoved})
+	}
 	h.rebuild()
 	h.logger.Info("upstream removed", "server", name)
 	return nil

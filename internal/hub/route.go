@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/upstream"
@@ -12,7 +13,12 @@ import (
 
 // CallTool routes a call of the exposed tool name to its upstream. A tool
 // result with isError set is a result, not an error.
-func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
+func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (res *mcp.CallToolResult, err error) {
+	ctx, obs := h.observeStart(ctx, name, args, meta)
+	if obs != nil {
+		meta = obs.Meta
+		defer func() { h.observeEnd(ctx, obs, res, err) }()
+	}
 	t, ok := h.Catalog().Tool(name)
 	if !ok {
 		if err := h.Unavailable(name); err != nil {
@@ -20,9 +26,15 @@ func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, arg
 		}
 		return nil, fmt.Errorf("%w %q: not in the catalog (list tools or use weft__search_tools)", ErrUnknownTool, name)
 	}
-	var res *mcp.CallToolResult
-	err := h.do(ctx, t.Server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+	if obs != nil {
+		obs.Server = t.Server
+	}
+	err = h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		sent := time.Now()
 		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
+		if obs != nil {
+			obs.Upstream = time.Since(sent)
+		}
 		return err
 	})
 	return res, err

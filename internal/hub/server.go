@@ -15,10 +15,23 @@ import (
 type generation struct {
 	conn     *upstream.Conn
 	inflight atomic.Int64
+	// lossCounted is set once a call has counted the connection's loss.
+	lossCounted atomic.Bool
 
 	mu      sync.Mutex
 	retired bool
 	idle    chan struct{} // closed once retired and no call is in flight
+}
+
+// outcome classifies a call that ran on g for the breakers. A broken
+// connection fails every call in flight on it, whichever call broke it (an
+// oversized result, a crash): it counts as one failure, not one per call.
+func (g *generation) outcome(callerCtx context.Context, err error) outcome {
+	o := classify(callerCtx, err)
+	if o == outcomeFailure && g.conn.Broken() && !g.lossCounted.CompareAndSwap(false, true) {
+		return outcomeIgnored
+	}
+	return o
 }
 
 func newGeneration(conn *upstream.Conn) *generation {
@@ -60,6 +73,7 @@ func (g *generation) closeIfIdle() {
 type server struct {
 	name    string
 	breaker *breaker
+	tools   *toolBreakers // per-tool breakers for timeouts
 	sem     chan struct{} // per-server concurrency limit; nil when unlimited
 
 	// life ends the server's background work (reconnect loop) on removal.
@@ -81,19 +95,29 @@ type server struct {
 // settings, which cfg may override.
 func newServer(cfg *config.Server, defaults config.Breaker, now func() time.Time) *server {
 	s := &server{name: cfg.Name, cfg: cfg, state: StatusConnecting}
-	s.breaker, s.sem = guards(cfg, defaults, now)
+	s.breaker, s.tools, s.sem = guards(cfg, defaults, now)
 	s.life, s.end = context.WithCancel(context.Background())
 	return s
 }
 
-// guards builds the breaker and the concurrency limit cfg asks for.
-func guards(cfg *config.Server, defaults config.Breaker, now func() time.Time) (*breaker, chan struct{}) {
+// guards builds the breakers and the concurrency limit cfg asks for.
+func guards(cfg *config.Server, defaults config.Breaker, now func() time.Time) (*breaker, *toolBreakers, chan struct{}) {
 	br := defaults.For(cfg)
 	var sem chan struct{}
 	if cfg.MaxConcurrentCalls > 0 {
 		sem = make(chan struct{}, cfg.MaxConcurrentCalls)
 	}
-	return newBreaker(cfg.Name, br.FailureThreshold, br.ResetTimeout.Std(), now), sem
+	return newBreaker(cfg.Name, br.FailureThreshold, br.ResetTimeout.Std(), now),
+		newToolBreakers(cfg.Name, br.FailureThreshold, br.ResetTimeout.Std(), now), sem
+}
+
+// reconnected closes the server's breaker: the upstream came back after a
+// loss, which is better proof of health than the failures the loss caused.
+func (s *server) reconnected() {
+	s.mu.Lock()
+	br := s.breaker
+	s.mu.Unlock()
+	br.Reset()
 }
 
 func (s *server) config() *config.Server {

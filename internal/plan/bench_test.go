@@ -56,3 +56,34 @@ func BenchmarkCheckpoint(b *testing.B) {
 		}
 	}
 }
+
+// bigChain builds a chain of n steps, each returning size bytes.
+func bigChain(n, size int) *Plan {
+	p := &Plan{ID: "chain", Title: "chain"}
+	for i := 1; i <= n; i++ {
+		s := Step{Index: i, Title: "s", ResultVariable: fmt.Sprint("r", i),
+			ToolCalls: []ToolCall{{Name: "big", Args: map[string]any{"bytes": jsonNum(size)}}}}
+		if i > 1 {
+			s.DependsOn = []int{i - 1}
+		}
+		p.Steps = append(p.Steps, s)
+	}
+	return p
+}
+
+// BenchmarkCheckpointedChain runs an 80-step chain with a checkpoint after
+// every step, for results of 1 KB and 1 MB: a step should cost its own
+// result, not the sum of all results so far.
+func BenchmarkCheckpointedChain(b *testing.B) {
+	for _, size := range []int{1 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("80x%dKB", size>>10), func(b *testing.B) {
+			p := bigChain(80, size)
+			for b.Loop() {
+				s := &Store{Dir: b.TempDir()}
+				if _, err := Run(context.Background(), newFake(), p, Options{Checkpoint: s.Checkpointer()}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -20,7 +20,8 @@ const (
 )
 
 // Checkpoint is a run's state, written atomically after every change.
-// Variables hold every result whole.
+// Variables hold every result whole; on disk each lives in its own file,
+// which Results names (Results is empty in memory).
 type Checkpoint struct {
 	PlanID         string         `json:"plan_id"`
 	PlanHash       string         `json:"plan_hash"`
@@ -31,8 +32,12 @@ type Checkpoint struct {
 	StartedSteps   []int          `json:"started_steps"` // every step ever started, completed or not
 	FailedSteps    []FailedStep   `json:"failed_steps,omitempty"`
 	SkippedSteps   []int          `json:"skipped_steps,omitempty"` // not run: a step they depend on failed
-	Variables      map[string]any `json:"variables"`
-	Calls          map[string]int `json:"calls,omitempty"` // tool calls made, per tool, for the guards
+	Variables      map[string]any `json:"variables,omitempty"`
+	// Results maps each variable to its file in the run's results
+	// directory: the checkpoint as stored, before Store.LoadCheckpoint reads
+	// the files back into Variables.
+	Results map[string]string `json:"results,omitempty"`
+	Calls   map[string]int    `json:"calls,omitempty"` // tool calls made, per tool, for the guards
 }
 
 // FailedStep records why a step failed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +17,8 @@ import (
 //   - sleep {ms, out}: waits ms milliseconds (fake time under synctest) and
 //     returns out (or "ok") as structured content;
 //   - echo {…}: returns its arguments as JSON text;
-//   - fail {}: a tool error; flaky {}: fails the first failFirst calls.
+//   - fail {}: a tool error; flaky {}: fails the first failFirst calls;
+//   - big {bytes}: returns a string of that many bytes.
 type fakeTools struct {
 	mu        sync.Mutex
 	calls     map[string]int
@@ -31,7 +33,7 @@ func newFake() *fakeTools { return &fakeTools{calls: map[string]int{}} }
 
 func (f *fakeTools) Tools() []toolset.Tool {
 	var out []toolset.Tool
-	for _, n := range []string{"sleep", "echo", "fail", "flaky"} {
+	for _, n := range []string{"sleep", "echo", "fail", "flaky", "big"} {
 		out = append(out, toolset.Tool{Name: n, Server: "fake"})
 	}
 	return out
@@ -59,6 +61,9 @@ func (f *fakeTools) CallTool(ctx context.Context, name string, args map[string]a
 		return &mcp.CallToolResult{StructuredContent: map[string]any{"out": out}}, nil
 	case "echo":
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	case "big":
+		n, _ := args["bytes"].(json.Number).Int64()
+		return &mcp.CallToolResult{StructuredContent: map[string]any{"out": strings.Repeat("x", int(n))}}, nil
 	case "fail":
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom"}}}, nil
 	case "flaky":

@@ -23,6 +23,9 @@ type Plan struct {
 	Tags        []string       `json:"tags,omitempty"`
 	Variables   map[string]any `json:"variables,omitempty"` // defaults; --var overrides them
 	Steps       []Step         `json:"steps"`
+	// Metadata is free-form data the plan's author kept with it (mcp-cli's
+	// planner writes some); weft keeps it and does not read it.
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 // Step is one node of the plan: its tool calls run in order once every step

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -89,24 +90,22 @@ func TestResumeAfterEveryCheckpoint(t *testing.T) {
 	 {"index":2,"title":"b","depends_on":[1],"tool_calls":[{"name":"echo","args":{"from":"${a.x}"}}],"result_variable":"b"},
 	 {"index":3,"title":"c","depends_on":[1],"tool_calls":[{"name":"echo","args":{"y":"a=${a}"}}],"result_variable":"c"},
 	 {"index":4,"title":"d","depends_on":[2,3],"tool_calls":[{"name":"echo","args":{"b":"${b}","c":"${c.y}"}}],"result_variable":"d"}]}`)
-	var saved [][]byte
+	var saved []*Checkpoint
 	store := &Store{Dir: t.TempDir()}
+	save := store.Checkpointer()
 	full, err := Run(context.Background(), newFake(), p, Options{Checkpoint: func(cp *Checkpoint) error {
-		if err := store.SaveCheckpoint(cp); err != nil {
+		if err := save(cp); err != nil {
 			return err
 		}
-		b, err := os.ReadFile(filepath.Join(store.Dir, "d.run.json"))
-		saved = append(saved, b)
+		// What a process started after a kill at this moment would read.
+		got, _, err := store.LoadCheckpoint("d")
+		saved = append(saved, got)
 		return err
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, b := range saved {
-		cp, err := ParseCheckpoint(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for i, cp := range saved {
 		f := newFake()
 		got, err := Run(context.Background(), f, p, Options{Resume: cp, RerunInflight: true})
 		if err != nil {
@@ -135,5 +134,63 @@ func TestCheckpointKeepsWholeResults(t *testing.T) {
 	}
 	if got := cp.Variables["big"].(map[string]any)["out"]; got != big {
 		t.Errorf("result kept %d bytes, want %d", len(got.(string)), len(big))
+	}
+}
+
+// TestCheckpointWritesEachResultOnce counts the bytes a checkpointed run
+// writes through the store: each step adds its own result and a small
+// checkpoint, never a rewrite of the results before it.
+func TestCheckpointWritesEachResultOnce(t *testing.T) {
+	const steps, size = 20, 64 << 10
+	var total, biggestCheckpoint int
+	store := &Store{Dir: t.TempDir()}
+	store.wrote = func(path string, n int) {
+		total += n
+		if strings.HasSuffix(path, checkpointSuffix) {
+			biggestCheckpoint = max(biggestCheckpoint, n)
+		}
+	}
+	cp, err := Run(context.Background(), newFake(), bigChain(steps, size), Options{Checkpoint: store.Checkpointer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 KB per step covers the checkpoint itself, which lists every step.
+	if limit := steps * (size + 4<<10); total > limit {
+		t.Errorf("wrote %d bytes for %d steps of %d bytes, want at most %d", total, steps, size, limit)
+	}
+	if biggestCheckpoint > 4<<10 {
+		t.Errorf("a checkpoint took %d bytes: it should refer to results, not hold them", biggestCheckpoint)
+	}
+	got, _, err := store.LoadCheckpoint("chain")
+	if err != nil || !reflect.DeepEqual(got.Variables, cp.Variables) {
+		t.Errorf("reloaded variables differ from the run's (%v)", err)
+	}
+}
+
+// TestResumeOldCheckpoint resumes a checkpoint written with its variables
+// inline, as weft wrote them before results had their own files.
+func TestResumeOldCheckpoint(t *testing.T) {
+	store := &Store{Dir: t.TempDir()}
+	p := bigChain(3, 10)
+	full, err := Run(context.Background(), newFake(), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := fmt.Sprintf(`{"plan_id":"chain","plan_hash":%q,"status":"running","completed_steps":[1],"started_steps":[1],`+
+		`"variables":{"r1":{"out":"xxxxxxxxxx"}}}`, p.Hash())
+	if err := os.WriteFile(filepath.Join(store.Dir, "chain"+checkpointSuffix), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cp, ok, err := store.LoadCheckpoint("chain")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	f := newFake()
+	got, err := Run(context.Background(), f, p, Options{Resume: cp, Checkpoint: store.Checkpointer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.total() != 2 || !reflect.DeepEqual(got.Variables, full.Variables) {
+		t.Errorf("%d calls, variables %v; want 2 calls and %v", f.total(), got.Variables, full.Variables)
 	}
 }

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/weft-dev/weft/internal/filelock"
 )
 
 // ErrNotFound reports a plan id the store does not hold.
@@ -26,6 +27,8 @@ type Store struct {
 	// Sync makes every write fsync the file before the rename, so that a
 	// checkpoint also survives a power loss, not just a killed process.
 	Sync bool
+	// wrote, when set, is told the size of every file written (tests).
+	wrote func(path string, n int)
 }
 
 // DefaultDir is where plans live unless configured: $WEFT_PLANS_DIR, else
@@ -118,21 +121,19 @@ func (s *Store) Delete(id string) error {
 	if err := os.Remove(s.planPath(id)); err != nil {
 		return fmt.Errorf("delete plan %s: %w", id, err)
 	}
-	for _, p := range []string{s.checkpointPath(id), filepath.Join(s.Dir, id+".lock")} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for _, p := range []string{s.checkpointPath(id), filelock.PathFor(s.lockTarget(id)), s.resultsDir(id)} {
+		if err := os.RemoveAll(p); err != nil {
 			return fmt.Errorf("delete the run state of plan %s: %w", id, err)
 		}
 	}
 	return nil
 }
 
-// SaveCheckpoint writes a run's state beside its plan.
+// SaveCheckpoint writes a run's state beside its plan, every variable
+// included. A run saves through Checkpointer instead, which writes each
+// variable once.
 func (s *Store) SaveCheckpoint(cp *Checkpoint) error {
-	b, err := json.Marshal(cp)
-	if err != nil {
-		return fmt.Errorf("encode the checkpoint of plan %s: %w", cp.PlanID, err)
-	}
-	return s.write(s.checkpointPath(cp.PlanID), b)
+	return (&checkpointWriter{s: s}).save(cp)
 }
 
 // LoadCheckpoint reads the state of the plan's last run; ok is false when
@@ -149,19 +150,28 @@ func (s *Store) LoadCheckpoint(id string) (cp *Checkpoint, ok bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("checkpoint of plan %s: %w", id, err)
 	}
+	if err := s.loadResults(cp); err != nil {
+		return nil, false, fmt.Errorf("checkpoint of plan %s: %w", id, err)
+	}
 	return cp, true, nil
 }
 
-// Checkpointer returns a function that saves checkpoints into the store,
-// for Options.Checkpoint.
-func (s *Store) Checkpointer() func(*Checkpoint) error { return s.SaveCheckpoint }
+// Checkpointer returns a function that saves one run's checkpoints into the
+// store, for Options.Checkpoint. Each variable is written to its own file
+// once, so a step costs the size of its result, not of the whole state.
+func (s *Store) Checkpointer() func(*Checkpoint) error {
+	return (&checkpointWriter{s: s}).save
+}
 
 // write replaces path with data atomically.
 func (s *Store) write(path string, data []byte) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("create the plans directory %s: %w", s.Dir, err)
 	}
-	f, err := os.CreateTemp(s.Dir, ".tmp-*")
+	if s.wrote != nil {
+		s.wrote(path, len(data))
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

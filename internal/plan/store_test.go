@@ -21,7 +21,16 @@ func TestStoreRoundTripAndModes(t *testing.T) {
 	if err := s.SaveCheckpoint(crashed(p)); err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, "chain.json"): 0o600, filepath.Join(dir, "chain.run.json"): 0o600} {
+	modes := map[string]os.FileMode{dir: 0o700, filepath.Join(dir, "chain.json"): 0o600,
+		filepath.Join(dir, "chain.run.json"): 0o600, filepath.Join(dir, "chain.results"): 0o700}
+	results, _ := filepath.Glob(filepath.Join(dir, "chain.results", "*"))
+	if len(results) == 0 {
+		t.Error("no result files written")
+	}
+	for _, f := range results {
+		modes[f] = 0o600
+	}
+	for path, want := range modes {
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
@@ -35,8 +44,8 @@ func TestStoreRoundTripAndModes(t *testing.T) {
 		t.Fatalf("list %v bad %v err %v", list, bad, err)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("%d files in the store, want 2 (no temporary files left)", len(entries))
+	if len(entries) != 3 {
+		t.Errorf("%d files in the store, want 3 (no temporary files left)", len(entries))
 	}
 	if err := s.Delete("chain"); err != nil {
 		t.Fatal(err)
@@ -46,6 +55,9 @@ func TestStoreRoundTripAndModes(t *testing.T) {
 	}
 	if _, ok, _ := s.LoadCheckpoint("chain"); ok {
 		t.Error("the checkpoint outlived its plan")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chain.results")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the results outlived their plan: %v", err)
 	}
 }
 
@@ -114,4 +126,23 @@ func TestLockIsExclusive(t *testing.T) {
 		t.Fatalf("lock after unlock: %v", err)
 	}
 	again()
+}
+
+func TestLoadCheckpointMissingResult(t *testing.T) {
+	s := &Store{Dir: t.TempDir()}
+	p := chainPlan()
+	if err := s.SaveCheckpoint(crashed(p)); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "chain.results", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no result files")
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := s.LoadCheckpoint("chain")
+	if err == nil || !strings.Contains(err.Error(), "is missing; delete") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %v, want one line saying the file is missing and what to delete", err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,17 +95,22 @@ func (c *Conn) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // The transport counts the notifications it reads into order.
 func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 	switch c.cfg.Type {
-	case config.TransportHTTP:
-		return &mcp.StreamableClientTransport{
-			Endpoint:     c.cfg.Target,
-			HTTPClient:   c.httpClient(order),
-			MaxEventSize: c.opts.MaxMessageBytes,
-			OAuthHandler: c.oauthHandler(),
-		}, nil, nil
-	case config.TransportSSE:
+	case config.TransportHTTP, config.TransportSSE:
+		headers, err := c.cfg.ResolvedHeaders(getenv(environ0()))
+		if err != nil {
+			return nil, nil, err
+		}
+		if c.cfg.Type == config.TransportHTTP {
+			return &mcp.StreamableClientTransport{
+				Endpoint:     c.cfg.Target,
+				HTTPClient:   c.httpClient(order, headers),
+				MaxEventSize: c.opts.MaxMessageBytes,
+				OAuthHandler: c.oauthHandler(),
+			}, nil, nil
+		}
 		return &mcp.SSEClientTransport{
 			Endpoint:     c.cfg.Target,
-			HTTPClient:   withOAuth(c.httpClient(order), c.oauthHandler()),
+			HTTPClient:   withOAuth(c.httpClient(order, headers), c.oauthHandler()),
 			MaxEventSize: c.opts.MaxMessageBytes,
 		}, nil, nil
 	}
@@ -112,7 +118,10 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 	if environ == nil {
 		environ = environ0
 	}
-	declared := c.cfg.ExpandedEnv(getenv(environ()))
+	declared, err := c.cfg.ResolvedEnv(getenv(environ()))
+	if err != nil {
+		return nil, nil, err
+	}
 	if declared == nil {
 		declared = map[string]string{} // an entry without env still gets ExtraEnv
 	}
@@ -151,7 +160,7 @@ func getenv(env []string) func(string) string {
 // httpClient sends the entry's headers on every request. It has no overall
 // timeout (that would cut streams); the response-header timeout stops an
 // upstream that accepts a request but never answers from blocking weft.
-func (c *Conn) httpClient(order *noteOrder) *http.Client {
+func (c *Conn) httpClient(order *noteOrder, headers map[string]string) *http.Client {
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: c.opts.DialControl}).DialContext,
@@ -159,14 +168,14 @@ func (c *Conn) httpClient(order *noteOrder) *http.Client {
 		MaxIdleConnsPerHost:   64,
 		IdleConnTimeout:       90 * time.Second,
 	}
-	headers := c.cfg.ExpandedHeaders(getenv(environ0()))
-	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order}}
+	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order, refused: &c.refused}}
 }
 
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
 	order   *noteOrder
+	refused *atomic.Int32 // records a 401 or 403, for the connect error
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -177,6 +186,9 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if err == nil && t.refused != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		t.refused.Store(int32(resp.StatusCode))
+	}
 	if err == nil && t.order != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &sseCounter{ReadCloser: resp.Body, order: t.order}
 	}

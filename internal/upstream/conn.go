@@ -90,6 +90,10 @@ type Conn struct {
 	wg        sync.WaitGroup
 	// hung is set when keepAlive closed the session for missed pings.
 	hung atomic.Bool
+	// refused is the last 401 or 403 the remote server answered (authhint.go).
+	refused atomic.Int32
+	// ended is set when the session has ended, for whatever reason.
+	ended atomic.Bool
 }
 
 // Dial connects to the upstream described by cfg, completes the handshake and
@@ -174,7 +178,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		case proc != nil && proc.exited():
 			return fmt.Errorf("connect %s: the command exited during the handshake (%v); check its stderr in weft's log", c.cfg.Name, proc.err)
 		}
-		return fmt.Errorf("connect %s: %w", c.cfg.Name, err)
+		return fmt.Errorf("connect %s: %w", c.cfg.Name, c.authHint(err))
 	}
 	c.session, c.proc, c.cancel, c.order = cs, proc, cancel, order
 	res := cs.InitializeResult()
@@ -192,6 +196,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 func (c *Conn) watch() {
 	defer c.wg.Done()
 	err := c.session.Wait()
+	c.ended.Store(true)
 	select {
 	case <-c.closing:
 		return
@@ -200,7 +205,7 @@ func (c *Conn) watch() {
 	if err == nil {
 		err = mcp.ErrConnectionClosed
 	}
-	if c.proc != nil && c.proc.exited() {
+	if c.proc != nil && c.proc.awaitExit(killGrace) {
 		err = fmt.Errorf("process exited: %v", c.proc.err)
 	}
 	if c.hung.Load() {
@@ -213,7 +218,8 @@ func (c *Conn) watch() {
 }
 
 // Close ends the session and, for stdio, the child's whole process group.
-// It returns when both are gone or ctx ends.
+// It returns when both are gone or ctx ends, and in any case within a few
+// kill graces: a server that ignores every request to end cannot hold it.
 func (c *Conn) Close(ctx context.Context) {
 	c.closeOnce.Do(func() {
 		close(c.closing)
@@ -238,8 +244,33 @@ func (c *Conn) Close(ctx context.Context) {
 		}
 		c.cancel()
 	})
-	c.wg.Wait()
+	c.awaitGoroutines()
 }
+
+// awaitGoroutines waits for the connection's goroutines, at most killGrace:
+// they end when the session does, which a cut pipe guarantees for a child
+// (see startProcess), but Close promises its callers (removal, reload,
+// shutdown) a bounded wait whatever the other end does.
+func (c *Conn) awaitGoroutines() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.wg.Wait()
+	}()
+	timer := time.NewTimer(killGrace)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		c.logger.Warn("the connection's session has not ended; leaving it to end in the background")
+	}
+}
+
+// Broken reports whether the connection has failed or ended: a request
+// that failed on a broken connection may have failed only because of it.
+// On stdio it is set before the SDK fails the requests in flight; on HTTP
+// once the session has ended.
+func (c *Conn) Broken() bool { return c.ended.Load() || c.order.readFailed.Load() }
 
 // Info returns what the server said about itself in the handshake.
 func (c *Conn) Info() Info { return c.info }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -34,6 +35,9 @@ type noteOrder struct {
 	read     uint64
 	relayed  uint64
 	progress chan struct{} // closed and replaced whenever relayed advances
+	// readFailed is set when reading the connection failed, before the SDK
+	// fails the requests in flight with that error (see Conn.Broken).
+	readFailed atomic.Bool
 }
 
 func newNoteOrder() *noteOrder { return &noteOrder{progress: make(chan struct{})} }
@@ -124,6 +128,9 @@ type countingConn struct {
 
 func (c countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		c.order.readFailed.Store(true)
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() && ordered(req.Method) {
 		c.order.gotRead()
 	}

@@ -1,9 +1,7 @@
 package upstream
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,28 +9,34 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/weft-dev/weft/internal/procgroup"
 )
 
 // safeEnvNames are the variables every stdio child gets from weft's own
-// environment; anything else must be declared in its entry.
-var safeEnvNames = []string{"PATH", "HOME", "USER", "LANG", "TMPDIR", "TERM"}
+// environment; anything else must be declared in its entry. The proxy, CA
+// and npm registry variables are there so npx and uvx work behind a
+// corporate proxy or mirror.
+var safeEnvNames = []string{"PATH", "HOME", "USER", "LANG", "TMPDIR", "TERM",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "npm_config_registry", "npm_config_cache"}
 
 // killGrace is how long a child's process group has to exit after SIGTERM
 // before it is killed.
 const killGrace = 2 * time.Second
 
-// maxStderrLine bounds one logged line of a child's stderr.
-const maxStderrLine = 4096
-
 // process is one stdio child, running in its own process group.
 type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	group  *procgroup.Group
 	stdout io.ReadCloser
-	done   chan struct{} // closed when the child has been reaped
-	err    error         // exit status, valid after done
+	// exitedCh is closed when the child has been reaped; done when, after
+	// that, its pipes are released too.
+	exitedCh chan struct{}
+	done     chan struct{}
+	err      error // exit status, valid after exitedCh
 
 	stopOnce sync.Once
 }
@@ -67,77 +71,97 @@ func isSafeEnv(name string) bool {
 	return false
 }
 
-// startProcess starts target directly (never through a shell) in a new
-// process group, with stderr copied line by line to logger.
+// startProcess starts target directly (never through a shell) in its own
+// process group, with stderr relayed to logger line by line.
+//
+// A child may start a grandchild that leaves the group (setsid) and keeps the
+// child's stdout or stderr open, so EOF on those pipes says nothing about the
+// child. The child is therefore reaped on its own: cmd.WaitDelay bounds the
+// stderr copy after the child exits, and stdout, read by the session, is cut
+// killGrace after the exit if nothing closed it. Neither a stuck Close nor a
+// zombie can come from a grandchild's open descriptors.
 func startProcess(target string, args []string, env []string, dir string, logger *slog.Logger) (*process, error) {
 	cmd := exec.Command(target, args...)
 	cmd.Env = env
 	cmd.Dir = dir
-	// Setpgid lets weft end the child's whole tree (npx/uvx wrappers fork);
-	// Pdeathsig ends the direct child even if weft is killed with SIGKILL.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
-		return nil, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", target, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, done: make(chan struct{})}
-	stderrDone := make(chan struct{})
-	go func() {
-		defer close(stderrDone)
-		logLines(stderr, logger)
-	}()
-	go func() {
-		<-stderrDone
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
+	cmd.Stdout = stdoutW
+	relay := newStderrRelay(logger)
+	cmd.Stderr = relay
+	cmd.WaitDelay = killGrace
+	group, err := procgroup.Start(cmd)
+	_ = stdoutW.Close() // the child has its copy
+	if err != nil {
+		_ = stdoutR.Close()
+		return nil, fmt.Errorf("start %s: %w", target, err)
+	}
+	out := &eofReader{r: stdoutR, eof: make(chan struct{})}
+	p := &process{cmd: cmd, group: group, stdin: stdin, stdout: out, exitedCh: make(chan struct{}), done: make(chan struct{})}
+	go p.reap(relay, out)
 	return p, nil
 }
 
-// logLines copies r to logger, one record per line, each bounded in length.
-func logLines(r io.Reader, logger *slog.Logger) {
-	br := bufio.NewReaderSize(r, maxStderrLine)
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			logger.Info("stderr", "line", strings.TrimRight(string(line), "\r\n"))
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			return
-		}
+// reap waits for the child, then releases what a grandchild may still hold.
+func (p *process) reap(relay *stderrRelay, out *eofReader) {
+	defer close(p.done)
+	p.err = p.cmd.Wait()
+	close(p.exitedCh)
+	relay.flush()
+	timer := time.NewTimer(killGrace)
+	defer timer.Stop()
+	select {
+	case <-out.eof:
+	case <-timer.C:
 	}
+	_ = out.r.Close()
+	p.group.Close()
 }
 
-// stop ends the child's process group: SIGTERM, then SIGKILL after a grace
-// period. It returns once the child has been reaped or ctx ends.
+// eofReader notes when reading its pipe ended or the session closed it, so
+// a stdout nobody will read again is not waited for.
+type eofReader struct {
+	r    *os.File
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (e *eofReader) Read(b []byte) (int, error) {
+	n, err := e.r.Read(b)
+	if err != nil {
+		e.once.Do(func() { close(e.eof) })
+	}
+	return n, err
+}
+
+func (e *eofReader) Close() error {
+	e.once.Do(func() { close(e.eof) })
+	return e.r.Close()
+}
+
+// stop ends the child's process group: its stdin closes, then SIGTERM, then
+// SIGKILL after a grace period. It returns once the child has been reaped and
+// its pipes released, or ctx ends; never later than twice killGrace after
+// the kill, whatever a grandchild holds.
 func (p *process) stop(ctx context.Context) {
 	p.stopOnce.Do(func() {
 		_ = p.stdin.Close()
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		_ = p.group.Terminate()
 		timer := time.NewTimer(killGrace)
 		defer timer.Stop()
 		select {
-		case <-p.done:
+		case <-p.exitedCh:
 		case <-timer.C:
 		case <-ctx.Done():
 		}
 		// Kill the group even when the leader exited: grandchildren may linger.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = p.group.Kill()
 	})
 	select {
 	case <-p.done:
@@ -145,10 +169,24 @@ func (p *process) stop(ctx context.Context) {
 	}
 }
 
+// awaitExit reports whether the child is reaped within d: a session that
+// ended because the child exited sees its end on stdout just before the
+// child is reaped.
+func (p *process) awaitExit(d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-p.exitedCh:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
 // exited reports whether the child has been reaped.
 func (p *process) exited() bool {
 	select {
-	case <-p.done:
+	case <-p.exitedCh:
 		return true
 	default:
 		return false

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package conformance runs the official MCP conformance suite
 // (@modelcontextprotocol/conformance, installed by `npm ci --prefix
 // testdata/npm`) against weft: its server scenarios against `weft serve` in

@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -24,10 +26,16 @@ func (e *env) claudeEnv() []string {
 // combined output.
 func (e *env) claude(bin string, args ...string) string {
 	e.t.Helper()
+	return e.claudeWith(bin, e.home, e.claudeEnv(), args...)
+}
+
+// claudeWith runs `claude` with args in dir with env.
+func (e *env) claudeWith(bin, dir string, env []string, args ...string) string {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = e.home, e.claudeEnv()
+	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.CombinedOutput()
 	if err != nil {

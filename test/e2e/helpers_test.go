@@ -1,3 +1,9 @@
+//go:build unix
+
+// The end-to-end suite drives weft and its upstreams as processes, with Unix
+// process groups and signals and, on Linux, /proc to find leftovers; it runs
+// on Linux and compiles on macOS. Windows builds are covered by the
+// cross-compile step of CI and internal/procgroup's own tests.
 package e2e
 
 import (

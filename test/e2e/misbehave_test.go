@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -252,6 +254,7 @@ var misbehaveCases = []misbehaveCase{
 	{mode: "flood", okCalls: 3, mayFail: `unknown tool "bad__echo"|weft: bad: `},
 	{mode: "sigterm", okCalls: 3},
 	{mode: "fork", okCalls: 3, procs: 2},
+	{mode: "daemon", okCalls: 3, procs: 2},
 }
 
 // TestMisbehavingUpstreams runs weft with one misbehaving upstream and one

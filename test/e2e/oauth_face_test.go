@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -68,15 +70,6 @@ func machineToken(t *testing.T, issuer, resource string) string {
 	return tok.AccessToken
 }
 
-// bearer adds a token to every request.
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // TestFaceAcceptsProviderTokens runs the security guide's [gateway.auth]
 // against oidc-provider: its JWT for weft's URL opens the face, a tampered
 // one does not, a client without a token learns where to log in, and an
@@ -123,7 +116,7 @@ func TestFaceAcceptsProviderTokens(t *testing.T) {
 	defer cancel()
 	good := machineToken(t, issuer, face)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{good}}}, nil)
+		Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer(good)}}, nil)
 	if err != nil {
 		t.Fatalf("connect with the provider's token: %v", err)
 	}
@@ -136,7 +129,7 @@ func TestFaceAcceptsProviderTokens(t *testing.T) {
 	tampered := good[:len(good)-2] + map[bool]string{true: "A", false: "B"}[good[len(good)-2] != 'A'] + good[len(good)-1:]
 	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{}`))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err = (&http.Client{Transport: bearer{tampered}}).Do(req)
+	resp, err = (&http.Client{Transport: bearer(tampered)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -7,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/weft-dev/weft/internal/plan"
 )
 
 // guidePlan returns the example plan of docs/guides/plans.md, so that the
@@ -70,20 +74,105 @@ func TestPlanGuideCommands(t *testing.T) {
 		{[]string{"plan", "show", "hello"}, 1, []string{"no such plan"}},
 	}
 	for _, st := range steps {
-		out, errOut, code := e.run(st.args...)
-		if code != st.code {
-			t.Fatalf("weft %v: exit %d, want %d\n%s\n%s", st.args, code, st.code, out, errOut)
-		}
-		for _, w := range st.want {
-			if !strings.Contains(out+errOut, w) {
-				t.Errorf("weft %v: output lacks %q:\n%s%s", st.args, w, out, errOut)
-			}
-		}
+		e.expect(st.args, st.code, st.want...)
 		if slices.Contains(st.args, "a=40") && !slices.Contains(st.args, "--dry-run") {
-			b, err := os.ReadFile(filepath.Join(e.home, ".weft", "plans", "hello.run.json"))
-			if err != nil || !strings.Contains(string(b), `"report":"Echo: Echo: hello world / The sum of 40 and 3 is 43."`) {
-				t.Errorf("checkpoint after run with a=40: %s %v", b, err)
+			cp, _, err := (&plan.Store{Dir: filepath.Join(e.home, ".weft", "plans")}).LoadCheckpoint("hello")
+			if err != nil || cp.Variables["report"] != "Echo: Echo: hello world / The sum of 40 and 3 is 43." {
+				t.Errorf("checkpoint after run with a=40: %v %v", cp, err)
 			}
+		}
+	}
+}
+
+// TestPlanGuideMCPCLI runs the guide's mcp-cli commands on plans written
+// exactly as mcp-cli saves them (internal/plan/testdata/mcp-cli/plans).
+func TestPlanGuideMCPCLI(t *testing.T) {
+	e := newEnv(t)
+	node := npmBin(t, "node")
+	path := filepath.Dir(node) + ":" + os.Getenv("PATH")
+	e.writeConfig(t, fmt.Sprintf("[tools.mcp_servers.everything]\ntarget = %q\nenv = { PATH = %q }\n", npmBin(t, "mcp-server-everything"), path))
+	fixtures := filepath.Join("..", "..", "internal", "plan", "testdata", "mcp-cli", "plans")
+	dir := filepath.Join(e.home, ".mcp-cli", "plans")
+	if err := os.CopyFS(dir, os.DirFS(fixtures)); err != nil {
+		t.Fatal(err)
+	}
+	const id = "5f0c2d7e-8b1a-4c3e-9f6d-2a7b4e1c9d03"
+	cmds := guideCommands(t, "<!-- mcp-cli commands -->")
+	if len(cmds) != 4 {
+		t.Fatalf("the guide's mcp-cli block has %d commands, want 4", len(cmds))
+	}
+	for _, c := range cmds {
+		for i, a := range c {
+			if strings.HasPrefix(a, "~/") {
+				c[i] = filepath.Join(e.home, a[2:]) // what the shell does
+			}
+		}
+	}
+	steps := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		// Without a rule the bare names are not in the catalog.
+		{[]string{"plan", "import", "--from-mcp-cli"}, 1, []string{`calls unknown tool "get-sum" (did you mean everything__get-sum?)`,
+			"2 plan(s) not imported", "Imported 0 of 2 plans"}},
+		{cmds[0], 0, []string{`Imported plan ` + id + ` "Add two numbers and echo the sum" (2 steps).`, "Imported 2 of 2 plans from " + dir}},
+		{cmds[0], 1, []string{"plan " + id + " already exists; delete it, pass --force"}},
+		{cmds[1], 0, []string{"Saved plan " + id + " (2 steps)."}},
+		{cmds[2], 0, []string{"Plan " + id + " completed: 2/2 steps done"}},
+		{[]string{"plan", "show", "e4a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b"}, 0, []string{"2. Greet again   [everything__echo]    ← after: 1"}},
+		{cmds[3], 0, []string{"Plan e4a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b completed: 2/2 steps done"}},
+		// Without the rule the file's plan differs from the stored one.
+		{cmds[3][:len(cmds[3])-3], 1, []string{"plan e4a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b is already stored and differs from"}},
+	}
+	for _, st := range steps {
+		e.expect(st.args, st.code, st.want...)
+	}
+	b, err := os.ReadFile(filepath.Join(e.home, ".weft", "plans", id+".json"))
+	if err != nil || !strings.Contains(string(b), `"id": "b7e1c0f2-3d4a-4e5b-9c6d-7e8f9a0b1c2d"`) {
+		t.Errorf("the stored plan lost mcp-cli's tool-call id: %s %v", b, err)
+	}
+	cp, _, err := (&plan.Store{Dir: filepath.Join(e.home, ".weft", "plans")}).LoadCheckpoint(id)
+	if err != nil || cp.Variables["echoed"] != "Echo: The sum of 2 and 3 is 5." {
+		t.Errorf("variables after the run: %v %v", cp, err)
+	}
+}
+
+// guideCommands returns the weft commands of the sh block after marker in
+// docs/guides/plans.md, without "weft" and comments.
+func guideCommands(t *testing.T, marker string) [][]string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "plans.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), marker+"\n```sh\n")
+	body, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatalf("docs/guides/plans.md lost its block %s", marker)
+	}
+	var out [][]string
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "weft" {
+			t.Fatalf("guide line %q is not a weft command", line)
+		}
+		out = append(out, f[1:])
+	}
+	return out
+}
+
+// expect runs a weft command and checks its exit code and that its output
+// holds each of want.
+func (e *env) expect(args []string, code int, want ...string) {
+	e.t.Helper()
+	out, errOut, got := e.run(args...)
+	if got != code {
+		e.t.Fatalf("weft %v: exit %d, want %d\n%s\n%s", args, got, code, out, errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(out+errOut, w) {
+			e.t.Errorf("weft %v: output lacks %q:\n%s%s", args, w, out, errOut)
 		}
 	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/plan"
 )
 
 // crashPlan writes to server-memory's file-backed store: every
@@ -60,28 +63,27 @@ func newPlanEnv(t *testing.T) *planEnv {
 	return e
 }
 
-// checkpoint reads the crash plan's run state.
+// checkpoint reads the crash plan's run state, its variables read back from
+// their files as a resume would.
 func (e *planEnv) checkpoint(t *testing.T) (completed, inflight []int, status string, vars map[string]any) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.plans, "crash.run.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cp struct {
-		Status    string         `json:"status"`
-		Completed []int          `json:"completed_steps"`
-		Started   []int          `json:"started_steps"`
-		Variables map[string]any `json:"variables"`
+	if !json.Valid(b) {
+		t.Fatalf("checkpoint is not valid JSON (a torn write?): %s", b)
 	}
-	if err := json.Unmarshal(b, &cp); err != nil {
-		t.Fatalf("checkpoint is not valid JSON (a torn write?): %v", err)
+	cp, _, err := (&plan.Store{Dir: e.plans}).LoadCheckpoint("crash")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, s := range cp.Started {
-		if !slices.Contains(cp.Completed, s) {
+	for _, s := range cp.StartedSteps {
+		if !slices.Contains(cp.CompletedSteps, s) {
 			inflight = append(inflight, s)
 		}
 	}
-	return cp.Completed, inflight, cp.Status, cp.Variables
+	return cp.CompletedSteps, inflight, string(cp.Status), cp.Variables
 }
 
 var startedRe = regexp.MustCompile(`\] started step (\d+) `)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -254,7 +256,7 @@ func TestRevisionMatrix(t *testing.T) {
 					if got := cs.InitializeResult().ProtocolVersion; got != want {
 						t.Errorf("negotiated %s with weft, want %s", got, want)
 					}
-					awaitListed(t, ctx, cs, seen, up.calls[0][0])
+					awaitToolListed(t, ctx, cs, seen, up.calls[0][0])
 					if url != "" {
 						if got := upstreamRevision(t, url); got != up.upstreamRevision {
 							t.Errorf("weft speaks %s with the upstream, want %s", got, up.upstreamRevision)
@@ -468,9 +470,9 @@ func checkToolListChanged(t *testing.T, ctx context.Context, cs *mcp.ClientSessi
 	}
 }
 
-// awaitListed waits until weft lists tool: weft connects its upstreams in
+// awaitToolListed waits until weft lists tool: weft connects its upstreams in
 // the background and tells clients with tools/list_changed.
-func awaitListed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, seen *schemas, tool string) {
+func awaitToolListed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, seen *schemas, tool string) {
 	t.Helper()
 	for !has(toolNames(t, cs), tool) {
 		select {

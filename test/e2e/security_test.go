@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -18,12 +20,21 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // post sends one raw request to a running weft and returns status and body.
 func post(t *testing.T, url, body string, header map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	h := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	for k, v := range header {
+		h[k] = v
+	}
+	return request(t, http.MethodPost, url, body, h)
+}
+
+// request sends one request with the given headers ("Host" sets the Host
+// header) and returns the status and the start of the body.
+func request(t *testing.T, method, url, body string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range header {
 		if k == "Host" {
 			req.Host = v
@@ -36,7 +47,7 @@ func post(t *testing.T, url, body string, header map[string]string) (int, string
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, string(b)
 }
 

@@ -6,11 +6,15 @@
 //	hang     answers the handshake, then never answers a tool call
 //	crash    exits in the middle of call number --crash-after + 1
 //	garbage  prints a banner before and a garbage line after every message
-//	bigline  writes one 64 MiB line on stdout when a tool is called
+//	bigline  writes one 64 MiB line on stdout when echo is called
 //	flood    floods notifications (progress and log) without pause
 //	sigterm  ignores SIGTERM and exits only 10 s after it
 //	fork     starts a grandchild (itself in sleep mode) in its process group
 //	sleep    sleeps an hour ignoring SIGTERM (the grandchild of fork)
+//	daemon   like fork, but the grandchild leaves the group with setsid, still
+//	         holding our stdout and stderr; the server itself ignores SIGTERM
+//	         and stdin's end, as a wedged daemonizing wrapper does (Unix)
+//	stderr   writes --stderr-bytes of log lines to stderr before serving
 //
 // Every mode but noinit and sleep serves two tools, echo and slow (sleeps
 // --delay); --counter-file adds a tool genN, where N counts the starts, so a
@@ -43,6 +47,7 @@ type options struct {
 	delay       time.Duration
 	pidFile     string
 	counterFile string
+	stderrBytes int
 }
 
 func main() {
@@ -52,6 +57,7 @@ func main() {
 	flag.DurationVar(&o.delay, "delay", 2*time.Second, "how long the slow tool sleeps")
 	flag.StringVar(&o.pidFile, "pid-file", "", "write the process id here")
 	flag.StringVar(&o.counterFile, "counter-file", "", "count starts here; the count names an extra tool")
+	flag.IntVar(&o.stderrBytes, "stderr-bytes", 200<<10, "stderr mode: how much to write")
 	flag.String("marker", "", "ignored; lets tests find their processes")
 	flag.Parse()
 	log.SetFlags(0)
@@ -80,6 +86,16 @@ func run(o options) error {
 		if err := forkGrandchild(); err != nil {
 			return err
 		}
+	case "daemon":
+		if err := daemonize(); err != nil {
+			return err
+		}
+		signal.Ignore(syscall.SIGTERM)
+		err := serve(o)
+		time.Sleep(time.Hour) // outlive stdin's end; only SIGKILL ends us
+		return err
+	case "stderr":
+		floodStderr(o.stderrBytes)
 	}
 	return serve(o)
 }
@@ -106,7 +122,11 @@ func ignoreSIGTERM(o options) error {
 
 // forkGrandchild starts this program in sleep mode, sharing our stdout and
 // stderr (as npx wrappers do) and staying in our process group.
-func forkGrandchild() error {
+func forkGrandchild() error { return startGrandchild(nil) }
+
+// startGrandchild starts this program in sleep mode sharing our stdout and
+// stderr; prepare, if set, adjusts the command first.
+func startGrandchild(prepare func(*exec.Cmd)) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -114,11 +134,26 @@ func forkGrandchild() error {
 	args := append([]string{"--mode", "sleep"}, markerArgs()...)
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if prepare != nil {
+		prepare(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start grandchild: %w", err)
 	}
 	log.Printf("grandchild %d started", cmd.Process.Pid)
 	return nil
+}
+
+// floodStderr writes n bytes of numbered log lines to stderr.
+func floodStderr(n int) {
+	line := strings.Repeat("noise ", 15)
+	for i, written := 0, 0; written < n; i++ {
+		k, err := fmt.Fprintf(os.Stderr, "%06d %s\n", i, line)
+		if err != nil {
+			return
+		}
+		written += k
+	}
 }
 
 // markerArgs returns our own --marker flag, for the grandchild to carry.

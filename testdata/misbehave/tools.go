@@ -46,7 +46,11 @@ func newServer(o options, out *stdout) *mcp.Server {
 		return nil, textOut{Text: "echo:" + in.Text}, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Sleep for --delay, or until cancelled"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ textIn) (*mcp.CallToolResult, textOut, error) {
-		if err := misbehave(o, out, calls.Add(1)); err != nil {
+		// In bigline mode slow only sleeps: its calls are the bystanders
+		// whose connection echo's oversized answer breaks.
+		if o.mode == "bigline" {
+			calls.Add(1)
+		} else if err := misbehave(o, out, calls.Add(1)); err != nil {
 			return nil, textOut{}, err
 		}
 		select {

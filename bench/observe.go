@@ -1,0 +1,76 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+)
+
+// observeRow compares weft serve with metrics and the audit log off and
+// on, over HTTP at one concurrency.
+type observeRow struct {
+	Concurrency int      `json:"concurrency"`
+	Off         stats    `json:"off"`
+	On          stats    `json:"on"`
+	Ratio       float64  `json:"throughput_ratio"` // on ÷ off calls/s
+	AddedP50MS  float64  `json:"added_p50_ms"`
+	Errors      []string `json:"errors,omitempty"`
+}
+
+// observeCost runs the observability scenario: two wefts in front of the
+// same HTTP upstream, one with [metrics] enabled = false and no audit log,
+// one with both, measured in alternating rounds.
+func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, error) {
+	up, err := w.start("observe-upstream", w.benchserver, "--http", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer up.stop()
+	upURL, err := up.waitURL(ctx, startTimeout)
+	if err != nil {
+		return nil, err
+	}
+	entries := []entry{{name: "bench", target: upURL}}
+	off, err := w.weftCaller(ctx, "observe-off", entries, "[metrics]\nenabled = false\n")
+	if err != nil {
+		return nil, err
+	}
+	defer off.close()
+	on, err := w.weftCaller(ctx, "observe-on", entries, fmt.Sprintf("[audit]\nfile = %q\n", w.path("observe-audit.jsonl")))
+	if err != nil {
+		return nil, err
+	}
+	defer on.close()
+	var rows []observeRow
+	for _, conc := range []int{1, 64} {
+		p := &pathPair{transport: "http", direct: off.weft, weft: on.weft}
+		r := measurePair(ctx, p, conc, o)
+		rows = append(rows, observeRow{Concurrency: conc, Off: r.Direct, On: r.Weft, Ratio: r.Ratio, AddedP50MS: r.AddedP50MS, Errors: r.Errors})
+		o.progress("observe c=%d done", conc)
+	}
+	return rows, nil
+}
+
+// weftCaller starts weft serve for entries (plus extra config tables) and
+// returns a caller of bench__echo through it; close stops both.
+func (w *workspace) weftCaller(ctx context.Context, name string, entries []entry, extra string) (*pathPair, error) {
+	p := &pathPair{transport: "http"}
+	cfg := w.path(name + ".toml")
+	if err := writeConfig(cfg, entries, extra); err != nil {
+		return nil, err
+	}
+	wp, url, err := w.startServe(ctx, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, wp.stop)
+	cs, err := connectHTTP(ctx, url)
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	p.closers = append(p.closers, closeSession(cs))
+	p.weft = echoCaller(cs, "bench__echo")
+	return p, nil
+}

@@ -1,0 +1,224 @@
+// Package audit writes weft's audit log: one JSON line per tool call and
+// per config change, saying who did what, when, and how it ended. Tool
+// arguments are recorded as a digest unless the operator asks for them,
+// and known secrets are masked either way. The file is 0600 and rotates by
+// size.
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/weft-dev/weft/internal/hub"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Redactor masks secret values in text; *policy.Secrets is one.
+type Redactor interface{ Redact(string) string }
+
+// Options configure a Log.
+type Options struct {
+	File         string
+	LogArguments bool
+	// MaxBytes rotates the file once it would grow past this size.
+	MaxBytes int64
+	// MaxFiles is how many rotated files are kept (File.1 is the newest).
+	MaxFiles int
+	// Redactor masks secrets in arguments and error text (nil: none known).
+	Redactor Redactor
+	// Now is the clock (default time.Now); tests inject one.
+	Now func() time.Time
+}
+
+// Record is one line of the audit log. Kind is "tool_call" or
+// "config_change"; the other fields belong to one kind or the other.
+type Record struct {
+	Time time.Time `json:"time"`
+	Kind string    `json:"kind"`
+
+	hub.Caller
+	Server     string          `json:"server,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	DurationMS float64         `json:"duration_ms,omitempty"`
+	Outcome    hub.Outcome     `json:"outcome,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	ArgsSHA256 string          `json:"args_sha256,omitempty"`
+	TraceID    string          `json:"trace_id,omitempty"` // when tracing is on: find the call's trace
+	Args       json.RawMessage `json:"args,omitempty"`
+
+	Change *Change `json:"change,omitempty"`
+}
+
+// Change describes a config change: where it came from and what it did.
+type Change struct {
+	Source  string            `json:"source"` // "reload", "cli", "admin", "mcp_manage", …
+	Added   []string          `json:"added,omitempty"`
+	Removed []string          `json:"removed,omitempty"`
+	Changed []string          `json:"changed,omitempty"`
+	Failed  map[string]string `json:"failed,omitempty"`
+}
+
+// Log is an open audit log; it implements hub.Observer. Safe for
+// concurrent use.
+type Log struct {
+	opts Options
+
+	mu   sync.Mutex
+	f    *os.File
+	size int64
+	err  error // the last write error, reported once
+}
+
+// Open opens (or creates, 0600, in a 0700 directory) the audit log.
+func Open(opts Options) (*Log, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxFiles <= 0 {
+		opts.MaxFiles = 1
+	}
+	if err := os.MkdirAll(filepath.Dir(opts.File), 0o700); err != nil {
+		return nil, fmt.Errorf("audit log: cannot create the directory of %s: %w", opts.File, err)
+	}
+	l := &Log{opts: opts}
+	if err := l.open(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) open() error {
+	f, err := os.OpenFile(l.opts.File, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log: cannot open %s: %w; fix the path in [audit] file or its permissions", l.opts.File, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("audit log: %w", err)
+	}
+	// An existing file keeps its mode otherwise; the log may hold secrets'
+	// digests and who called what, so it is the owner's alone.
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("audit log: cannot restrict %s to 0600: %w", l.opts.File, err)
+	}
+	l.f, l.size = f, st.Size()
+	return nil
+}
+
+// Close closes the file.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// Err returns the last write error, if any (writes never fail a call).
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// CallStarted implements hub.Observer; calls are logged when they end.
+func (l *Log) CallStarted(ctx context.Context, _ *hub.Call) context.Context { return ctx }
+
+// ServerChanged implements hub.Observer; status changes are not audited.
+func (l *Log) ServerChanged(hub.ServerEvent) {}
+
+// CallEnded implements hub.Observer: one line per tool call.
+func (l *Log) CallEnded(ctx context.Context, c *hub.Call) {
+	rec := Record{Time: c.Start.UTC(), Kind: "tool_call", Caller: c.Caller, Server: c.Server, Tool: c.Tool,
+		DurationMS: float64(c.Duration.Microseconds()) / 1000, Outcome: c.Outcome}
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		rec.TraceID = sc.TraceID().String()
+	}
+	if c.Err != nil {
+		rec.Error = l.redact(c.Err.Error())
+	}
+	if len(c.Args) > 0 {
+		sum := sha256.Sum256(c.Args)
+		rec.ArgsSHA256 = hex.EncodeToString(sum[:])
+		if l.opts.LogArguments {
+			rec.Args = l.redactArgs(c.Args)
+		}
+	}
+	l.Write(rec)
+}
+
+// ConfigChanged records one config change.
+func (l *Log) ConfigChanged(ch Change) {
+	for k, v := range ch.Failed {
+		ch.Failed[k] = l.redact(v)
+	}
+	l.Write(Record{Time: l.opts.Now().UTC(), Kind: "config_change", Change: &ch})
+}
+
+// Write appends one record, rotating first when the file is full. A write
+// error is kept for Err and never fails the caller.
+func (l *Log) Write(rec Record) {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		l.fail(fmt.Errorf("audit log: encode: %w", err))
+		return
+	}
+	line = append(line, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return
+	}
+	if l.size > 0 && l.opts.MaxBytes > 0 && l.size+int64(len(line)) > l.opts.MaxBytes {
+		if err := l.rotateLocked(); err != nil {
+			l.err = err
+			if l.f == nil {
+				return
+			}
+		}
+	}
+	n, err := l.f.Write(line)
+	l.size += int64(n)
+	if err != nil {
+		l.err = fmt.Errorf("audit log: write %s: %w", l.opts.File, err)
+	}
+}
+
+func (l *Log) fail(err error) {
+	l.mu.Lock()
+	l.err = err
+	l.mu.Unlock()
+}
+
+func (l *Log) redact(s string) string {
+	if l.opts.Redactor == nil {
+		return s
+	}
+	return l.opts.Redactor.Redact(s)
+}
+
+// redactArgs masks secrets inside the arguments' JSON text; masking may
+// only replace string contents, so the result stays valid JSON, and is
+// dropped (digest only) if it is not.
+func (l *Log) redactArgs(args json.RawMessage) json.RawMessage {
+	out := json.RawMessage(l.redact(string(args)))
+	if !json.Valid(out) {
+		return nil
+	}
+	return out
+}
+
+// Path is the file the log writes to.
+func (l *Log) Path() string { return l.opts.File }

@@ -1,0 +1,135 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// Health endpoints: liveness and readiness, for Kubernetes probes, systemd
+// and load balancers. They answer without the bearer token (probes rarely
+// carry one and they reveal nothing) but behind the Host and Origin checks.
+const (
+	HealthzPath = "/healthz"
+	ReadyzPath  = "/readyz"
+)
+
+// HealthOptions decide when /readyz answers ready.
+type HealthOptions struct {
+	// Applied reports whether the config has been applied; nil: always.
+	Applied func() bool
+	// Requires names the servers that must be active; nil: none. It is a
+	// func so that a config reload can change the list.
+	Requires func() []string
+}
+
+// Route is an extra endpoint served on the HTTP face, behind its guards
+// (metrics, dashboard).
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// mountObserve adds the health endpoints and the extra routes to mux.
+func (g *Gateway) mountObserve(mux *http.ServeMux) {
+	mux.HandleFunc("GET "+HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET "+ReadyzPath, g.serveReady)
+	for _, r := range g.opts.Routes {
+		mux.Handle(r.Pattern, r.Handler)
+	}
+}
+
+// UIPrefix is where the dashboard lives; it checks the token itself
+// (browsers send a cookie, not a bearer header).
+const UIPrefix = "/ui"
+
+// ownAuth reports whether r skips the bearer check: a health probe, which
+// needs no token, or a dashboard request, which checks its own.
+func ownAuth(r *http.Request) bool {
+	if r.URL.Path == UIPrefix || strings.HasPrefix(r.URL.Path, UIPrefix+"/") {
+		return true
+	}
+	return isProbe(r)
+}
+
+// isProbe reports whether r is a liveness or readiness probe.
+func isProbe(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		(r.URL.Path == HealthzPath || r.URL.Path == ReadyzPath)
+}
+
+// serveReady answers 200 once the config is applied and every required
+// server is active, else 503 with the reasons, one a line.
+func (g *Gateway) serveReady(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if reasons := g.notReady(); len(reasons) > 0 {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "not ready: "+strings.Join(reasons, "; "))
+		return
+	}
+	fmt.Fprintln(w, "ready")
+}
+
+// notReady lists why weft is not ready yet.
+func (g *Gateway) notReady() []string {
+	h := g.opts.Health
+	var out []string
+	if h.Applied != nil && !h.Applied() {
+		out = append(out, "the config is not applied yet")
+	}
+	var requires []string
+	if h.Requires != nil {
+		requires = h.Requires()
+	}
+	for _, name := range requires {
+		st, err := g.hub.Get(name)
+		switch {
+		case err != nil:
+			out = append(out, fmt.Sprintf("server %s is not configured", name))
+		case st.Status != hub.StatusActive:
+			out = append(out, fmt.Sprintf("server %s is %s", name, st.Status))
+		}
+	}
+	return out
+}
+
+// callerOf names the face, session and client of a request, for metrics
+// and the audit log. Only HTTP sessions have an id.
+func callerOf(ss *mcp.ServerSession) hub.Caller {
+	c := hub.Caller{Face: "stdio"}
+	if ss == nil {
+		return c
+	}
+	if id := ss.ID(); id != "" {
+		c.Face, c.Session = "http", id
+	}
+	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+		c.Client = ip.ClientInfo.Name
+	}
+	return c
+}
+
+// SessionsByFace counts the client sessions connected to the face, by
+// face: HTTP sessions have an id, a stdio session has none.
+func (g *Gateway) SessionsByFace() map[string]int {
+	out := map[string]int{}
+	for ss := range g.server.Sessions() {
+		out[callerOf(ss).Face]++
+	}
+	return out
+}
+
+// SessionList names the client sessions connected to the face.
+func (g *Gateway) SessionList() []hub.Caller {
+	var out []hub.Caller
+	for ss := range g.server.Sessions() {
+		out = append(out, callerOf(ss))
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package hub_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/upstream"
+)
+
+// recorder keeps what the hub told it.
+type recorder struct {
+	mu      sync.Mutex
+	started []hub.Call
+	ended   []hub.Call
+	servers []hub.ServerEvent
+}
+
+type ctxMark struct{}
+
+func (r *recorder) CallStarted(ctx context.Context, c *hub.Call) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.started = append(r.started, *c)
+	c.Meta = mcp.Meta{"seen": c.ID}
+	return context.WithValue(ctx, ctxMark{}, c.ID)
+}
+
+func (r *recorder) CallEnded(ctx context.Context, c *hub.Call) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ctx.Value(ctxMark{}) != c.ID {
+		c.Err = context.Canceled // mark: the call did not end on the context it started
+		c.Outcome = "wrong context"
+	}
+	r.ended = append(r.ended, *c)
+}
+
+func (r *recorder) ServerChanged(ev hub.ServerEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.servers = append(r.servers, ev)
+}
+
+func (r *recorder) last() hub.Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ended[len(r.ended)-1]
+}
+
+func TestObserverSeesEveryOutcome(t *testing.T) {
+	g := newGauge(t)
+	rec := &recorder{}
+	long := newGauge(t)
+	h := newHub(t, hub.Options{Observer: rec, MaxConcurrentCalls: 1})
+	cfg := httpServer("s", serve(t, upstreamServer("s", "hold", g)))
+	cfg.TimeoutMS, cfg.FailureThreshold = 300, 1
+	add(t, h, cfg)
+	add(t, h, httpServer("long", serve(t, upstreamServer("long", "hold", long))))
+	t.Cleanup(g.releaseAll)
+	t.Cleanup(long.releaseAll)
+	ctx := hub.WithCaller(context.Background(), hub.Caller{Face: "http", Session: "S1", Client: "test"})
+
+	if _, err := hold(ctx, h, "s__hold", 0); err != nil {
+		t.Fatal(err)
+	}
+	ok := rec.last()
+	if ok.Outcome != hub.OutcomeOK || ok.Server != "s" || ok.Tool != "s__hold" || ok.Caller.Session != "S1" ||
+		ok.Upstream <= 0 || ok.Duration < ok.Upstream || string(ok.Args) != `{"ms":0}` {
+		t.Fatalf("ok call recorded as %+v", ok)
+	}
+
+	_, _ = hold(ctx, h, "nope__x", 0)
+	if c := rec.last(); c.Outcome != hub.OutcomeUnavailable || c.Server != "" {
+		t.Fatalf("unknown tool recorded as %s on %q, want unavailable", c.Outcome, c.Server)
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	_, _ = hold(cctx, h, "s__hold", 5_000)
+	cancel()
+	if c := rec.last(); c.Outcome != hub.OutcomeCancelled {
+		t.Fatalf("call the caller gave up recorded as %s, want cancelled", c.Outcome)
+	}
+
+	// A call holding the only global slot makes the next one wait past its
+	// server's timeout.
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = hold(ctx, h, "long__hold", 60_000) }()
+	await(t, "slot taken", func() bool { return long.cur.Load() == 1 })
+	_, _ = hold(ctx, h, "s__hold", 0)
+	if c := rec.last(); c.Outcome != hub.OutcomeLimit {
+		t.Fatalf("call refused for want of a slot recorded as %s, want limit", c.Outcome)
+	}
+	long.releaseAll()
+	<-done
+	_, _ = hold(ctx, h, "s__hold", 5_000) // past the timeout, which opens the breaker (threshold 1)
+	if c := rec.last(); c.Outcome != hub.OutcomeTimeout || c.Err == nil {
+		t.Fatalf("call past the server's timeout recorded as %s, want timeout", c.Outcome)
+	}
+	_, _ = hold(ctx, h, "s__hold", 0)
+	if c := rec.last(); c.Outcome != hub.OutcomeBreakerOpen {
+		t.Fatalf("call refused by the open breaker recorded as %s, want breaker_open", c.Outcome)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.started) != len(rec.ended) {
+		t.Fatalf("%d calls started, %d ended", len(rec.started), len(rec.ended))
+	}
+	if len(rec.servers) < 2 || rec.servers[0].Name != "s" || rec.servers[0].Status != hub.StatusActive {
+		t.Fatalf("server events %+v, want s active first", rec.servers)
+	}
+}
+
+func TestObserverSeesServerRemovedAndReconnected(t *testing.T) {
+	rec := &recorder{}
+	h := newHub(t, hub.Options{Observer: rec, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
+		Upstream: upstream.Options{KeepAlive: 50 * time.Millisecond}})
+	sw := &switchable{srv: upstreamServer("s", "hold", nil)}
+	srv := startHTTP(t, sw)
+	add(t, h, httpServer("s", srv.URL))
+
+	sw.set(upstreamServer("s", "hold", nil), true) // down: pings fail
+	srv.CloseClientConnections()
+	await(t, "disconnected", func() bool { return status(t, h, "s").Status == hub.StatusDisconnected })
+	sw.set(upstreamServer("s", "hold", nil), false)
+	await(t, "reconnected event", func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for _, ev := range rec.servers {
+			if ev.Reconnected && ev.Status == hub.StatusActive {
+				return true
+			}
+		}
+		return false
+	})
+	if err := h.Remove(context.Background(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if last := rec.servers[len(rec.servers)-1]; last.Status != hub.StatusRemoved {
+		t.Fatalf("last event %+v, want removed", last)
+	}
+}

@@ -1,0 +1,3 @@
+package procgroup
+
+const isLinux = true
