@@ -66,7 +66,14 @@ func newManageFixture(t *testing.T, autonomy string, ans answer, toml string) *m
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	f.session, err = mcp.NewClient(&mcp.Implementation{Name: "ai-client", Version: "9"}, opts).Connect(ctx, ct, nil)
+	// weft's approval timeout is a wait on the client, which only a legacy
+	// client makes weft do: a 2026-07-28 client gets an input-required
+	// result at once and answers (or not) in its own time.
+	var sessOpts *mcp.ClientSessionOptions
+	if ans == silence {
+		sessOpts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	f.session, err = mcp.NewClient(&mcp.Implementation{Name: "ai-client", Version: "9"}, opts).Connect(ctx, ct, sessOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

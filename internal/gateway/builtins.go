@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/upstream"
 )
 
 const (
@@ -54,7 +55,7 @@ func (g *Gateway) addBuiltins() {
 		Name:        callToolName,
 		Description: "Call any tool weft can reach by its exact name (as returned by weft__search_tools), with its arguments.",
 		InputSchema: inputSchema[callIn](nil),
-	}, g.callTool)
+	}, relayedFor(g, g.callTool))
 	g.addManageTool()
 }
 
@@ -86,7 +87,9 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest, in cal
 	if err != nil {
 		return metaToolError(err), nil, nil
 	}
-	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, in.Name, args, meta)
+	peer, _ := askerFrom(ctx)
+	ctx = upstream.WithInputResponses(ctx, req.Params.InputResponses, upstreamState(req.Params.RequestState))
+	res, err := g.hub.CallTool(ctx, peer, in.Name, args, meta)
 	if err != nil {
 		return metaToolError(err), nil, nil
 	}

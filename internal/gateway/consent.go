@@ -25,10 +25,17 @@ var ErrNotApproved = errors.New("not approved")
 // request, to approve exactly what is described. Anything but an explicit
 // acceptance is a refusal wrapping ErrNotApproved.
 func askApproval(ctx context.Context, ss *mcp.ServerSession, timeout time.Duration, message string) error {
-	if ss == nil {
-		return fmt.Errorf("%w: no client session to ask", ErrNotApproved)
+	peer, ok := askerFrom(ctx)
+	if !ok {
+		if ss == nil {
+			return fmt.Errorf("%w: no client session to ask", ErrNotApproved)
+		}
+		peer = sessionPeer{ss: ss, caps: &mcp.ClientCapabilities{}}
+		if ip := ss.InitializeParams(); ip != nil && ip.Capabilities != nil {
+			peer.caps, peer.version = ip.Capabilities, ip.ProtocolVersion
+		}
 	}
-	if ip := ss.InitializeParams(); ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+	if peer.caps.Elicitation == nil {
 		return fmt.Errorf("%w: the connected client does not support elicitation, so the user cannot be asked; the user can add it with `weft mcp add`", ErrNotApproved)
 	}
 	if timeout <= 0 {
@@ -36,7 +43,7 @@ func askApproval(ctx context.Context, ss *mcp.ServerSession, timeout time.Durati
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{
+	res, err := peer.Elicit(ctx, &mcp.ElicitParams{
 		Message: message,
 		RequestedSchema: map[string]any{
 			"type": "object",

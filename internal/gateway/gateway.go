@@ -15,10 +15,10 @@ import (
 	"github.com/weft-dev/weft/internal/hub"
 )
 
-// legacyVersions are the protocol versions the face negotiates. Newer
-// sessions forbid server-initiated requests, which weft needs in order to
-// relay an upstream's sampling, elicitation and roots requests to clients.
-var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// protocolVersions are the revisions the face negotiates, newest first. A
+// client on 2026-07-28 gets an upstream's sampling, elicitation and roots
+// requests as input-required results (inputreq.go).
+var protocolVersions = []string{newestVersion, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Options configure the face.
 type Options struct {
@@ -69,6 +69,9 @@ type Gateway struct {
 	subMu   sync.Mutex
 	subs    map[string]map[*mcp.ServerSession]bool // URI → subscribed sessions; see subscribe.go
 	watched map[*mcp.ServerSession]bool            // sessions with subscriptions, watched until they end
+
+	levels  *logLevels // legacy clients' log levels; see peer.go
+	parking parking    // calls waiting on a 2026-07-28 client's input; see inputreq.go
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -84,6 +87,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
+		levels: &logLevels{m: map[*mcp.ServerSession]mcp.LoggingLevel{}},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       g.quietLogger,
@@ -98,11 +102,12 @@ func New(h *hub.Hub, opts Options) *Gateway {
 			res, err := g.hub.Complete(ctx, req.Params)
 			return res, requestError(err)
 		},
-		SupportedProtocolVersions: legacyVersions,
+		SupportedProtocolVersions: protocolVersions,
 		SubscribeHandler:          g.subscribe,
 		UnsubscribeHandler:        g.unsubscribe,
 	})
-	g.server.AddReceivingMiddleware(g.explainMissingTools)
+	g.server.AddReceivingMiddleware(g.explainMissingTools, g.levels.middleware)
+	g.server.AddSendingMiddleware(keepAnswer)
 	if len(opts.Middleware) > 0 {
 		g.server.AddReceivingMiddleware(opts.Middleware...) // added last: outermost
 	}
@@ -210,25 +215,19 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 		return toolError(err)
 	}
 	ctx = hub.WithCaller(ctx, callerOf(req.Session))
-	res, err := g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta)
+	res, err := g.forwardCall(ctx, req, meta)
 	if err != nil {
-		var again bool
-		if again, err = g.loginThroughClient(ctx, req.Session, req.Params.Name, err); !again {
-			return toolError(err)
-		}
-		if res, err = g.hub.CallTool(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, meta); err != nil {
-			return toolError(err)
-		}
+		return toolError(err)
 	}
 	return res, nil
 }
 
 func (g *Gateway) forwardPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	res, err := g.hub.GetPrompt(ctx, sessionPeer{req.Session}, req.Params.Name, req.Params.Arguments, req.Params.Meta)
+	res, err := g.getPrompt(ctx, req)
 	return res, requestError(err)
 }
 
 func (g *Gateway) forwardRead(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	res, err := g.hub.ReadResource(ctx, sessionPeer{req.Session}, req.Params.URI, req.Params.Meta)
+	res, err := g.readResource(ctx, req)
 	return res, requestError(err)
 }

@@ -33,13 +33,14 @@ func (g *Gateway) Handler() http.Handler { return g.HandlerWith(g.opts.HTTP) }
 func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
 	mux := http.NewServeMux()
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
+	opts := &mcp.StreamableHTTPOptions{
 		Logger:                g.quietLogger,
 		SessionTimeout:        o.SessionIdleTimeout,
 		CrossOriginProtection: http.NewCrossOriginProtection(),
 		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
-	})
-	mux.Handle(Endpoint, capSessions(g.server, o.MaxSessions, mcpHandler))
+	}
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
+	mux.Handle(Endpoint, g.byRevision(capSessions(g.server, o.MaxSessions, mcpHandler), opts))
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)

@@ -27,11 +27,16 @@ const loginWait = 15 * time.Second
 // otherwise err (or why the login failed) stands.
 func (g *Gateway) loginThroughClient(ctx context.Context, ss *mcp.ServerSession, tool string, err error) (bool, error) {
 	var nl *oauth.NeedsLoginError
-	if g.opts.Login == nil || !errors.As(err, &nl) || !canOpenURLs(ss) {
+	peer, asked := askerFrom(ctx)
+	if g.opts.Login == nil || !errors.As(err, &nl) || !(canOpenURLs(ss) || asked && peer.caps.Elicitation != nil && peer.caps.Elicitation.URL != nil) {
 		return false, err
 	}
+	elicit := ss.Elicit
+	if asked {
+		elicit = peer.Elicit // in the client's revision (an input-required result on 2026-07-28)
+	}
 	open := func(ctx context.Context, url string) error {
-		res, err := ss.Elicit(ctx, &mcp.ElicitParams{
+		res, err := elicit(ctx, &mcp.ElicitParams{
 			Mode:          "url",
 			Message:       fmt.Sprintf("%s needs a login: open this page to authorize weft.", nl.Server),
 			URL:           url,

@@ -80,10 +80,10 @@ func (g *Gateway) addManageTool() {
 			p["action"].Enum = []any{"list", "add", "remove"}
 			p["type"].Enum = []any{"stdio", "http", "sse"}
 		}),
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in manageIn) (*mcp.CallToolResult, any, error) {
+	}, relayedFor(g, func(ctx context.Context, req *mcp.CallToolRequest, in manageIn) (*mcp.CallToolResult, any, error) {
 		res, err := g.manage(ctx, req, &in)
 		return res, nil, err
-	})
+	}))
 }
 
 func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest, in *manageIn) (*mcp.CallToolResult, error) {

@@ -35,12 +35,24 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 		if errors.Is(err, hub.ErrConnecting) {
 			return toolError(err)
 		}
-		if err := g.hub.Unavailable(call.Params.Name); err != nil {
-			again, err := g.loginThroughClient(ctx, call.Session, call.Params.Name, err)
-			if again {
-				return g.forwardTool(ctx, call) // the face may not list the tool yet
-			}
-			return toolError(unavailableTool(call.Params.Name, err))
+		if why := g.hub.Unavailable(call.Params.Name); why != nil {
+			// The login is asked of the client in its own revision.
+			return g.relayedTool(func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				again, err := g.loginThroughClient(ctx, call.Session, call.Params.Name, why)
+				if !again {
+					return toolError(unavailableTool(call.Params.Name, err))
+				}
+				meta, err := g.delegate(call.Params.Meta)
+				if err != nil {
+					return toolError(err)
+				}
+				peer, _ := askerFrom(ctx) // the face may not list the tool yet
+				res, err := g.hub.CallTool(ctx, peer, call.Params.Name, call.Params.Arguments, meta)
+				if err != nil {
+					return toolError(err)
+				}
+				return res, nil
+			})(ctx, call)
 		}
 		return next(ctx, method, req)
 	}

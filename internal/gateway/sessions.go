@@ -138,7 +138,7 @@ var sessionless = map[string]bool{"initialize": true, "server/discover": true}
 // newer than the face's sessions are left to the handler: they need no
 // session.
 func needsSession(w http.ResponseWriter, r *http.Request) bool {
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(legacyVersions, v) {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && (v >= newestVersion || !slices.Contains(protocolVersions, v)) {
 		return false
 	}
 	body, err := io.ReadAll(r.Body)

@@ -105,31 +105,43 @@ const DefaultRelistInterval = 250 * time.Millisecond
 // behalf of peer. The peer's progress token, when given, is replaced by one
 // weft mints so that progress is relayed to exactly this peer.
 func (c *Conn) CallTool(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
-	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(meta)}
+	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta)}
 	if len(args) > 0 {
 		params.Arguments = args
 	}
 	ctx, done := c.track(ctx, peer, params)
 	defer done()
-	res, err := c.session.CallTool(withPeer(ctx, peer), params)
+	res, err := roundTrip(ctx, peer, func(answers mcp.InputResponseMap, state string) (*mcp.CallToolResult, error) {
+		p := *params
+		p.InputResponses, p.RequestState = answers, state
+		return c.session.CallTool(withPeer(ctx, peer), &p)
+	}, func(r *mcp.CallToolResult) (mcp.InputRequestMap, string) { return r.InputRequests, r.RequestState })
 	return res, closedErr(ctx, err)
 }
 
 // GetPrompt gets the upstream prompt name on behalf of peer.
 func (c *Conn) GetPrompt(ctx context.Context, peer Peer, name string, args map[string]string, meta mcp.Meta) (*mcp.GetPromptResult, error) {
-	params := &mcp.GetPromptParams{Name: name, Arguments: args, Meta: c.requestMeta(meta)}
+	params := &mcp.GetPromptParams{Name: name, Arguments: args, Meta: c.requestMeta(peer, meta)}
 	ctx, done := c.track(ctx, peer, params)
 	defer done()
-	res, err := c.session.GetPrompt(withPeer(ctx, peer), params)
+	res, err := roundTrip(ctx, peer, func(answers mcp.InputResponseMap, state string) (*mcp.GetPromptResult, error) {
+		p := *params
+		p.InputResponses, p.RequestState = answers, state
+		return c.session.GetPrompt(withPeer(ctx, peer), &p)
+	}, func(r *mcp.GetPromptResult) (mcp.InputRequestMap, string) { return r.InputRequests, r.RequestState })
 	return res, closedErr(ctx, err)
 }
 
 // ReadResource reads uri on behalf of peer.
 func (c *Conn) ReadResource(ctx context.Context, peer Peer, uri string, meta mcp.Meta) (*mcp.ReadResourceResult, error) {
-	params := &mcp.ReadResourceParams{URI: uri, Meta: c.requestMeta(meta)}
+	params := &mcp.ReadResourceParams{URI: uri, Meta: c.requestMeta(peer, meta)}
 	ctx, done := c.track(ctx, peer, params)
 	defer done()
-	res, err := c.session.ReadResource(withPeer(ctx, peer), params)
+	res, err := roundTrip(ctx, peer, func(answers mcp.InputResponseMap, state string) (*mcp.ReadResourceResult, error) {
+		p := *params
+		p.InputResponses, p.RequestState = answers, state
+		return c.session.ReadResource(withPeer(ctx, peer), &p)
+	}, func(r *mcp.ReadResourceResult) (mcp.InputRequestMap, string) { return r.InputRequests, r.RequestState })
 	return res, closedErr(ctx, err)
 }
 

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -23,6 +24,9 @@ func (c *Conn) client() *mcp.Client {
 		Logger:                    c.logger,
 		KeepAlive:                 c.opts.KeepAlive,
 		KeepAliveFailureThreshold: 2,
+		// Input-required results are relayed (inputs.go), not answered by
+		// the SDK, so that each client gets them in its own revision's form.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{
 			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
@@ -34,12 +38,10 @@ func (c *Conn) client() *mcp.Client {
 			}
 			return peer.CreateMessage(ctx, req.Params)
 		},
-		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			peer, ctx, err := c.router.peerFor(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("elicitation from %s: %w", c.cfg.Name, err)
-			}
-			return peer.Elicit(ctx, req.Params)
+		// Never called: relayMiddleware answers elicitation/create first.
+		// Declaring it makes the SDK advertise the capability.
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("elicitation is relayed by middleware")
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			call, ok := c.router.byToken(req.Params.ProgressToken)
@@ -60,23 +62,32 @@ func (c *Conn) client() *mcp.Client {
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.markDirty() },
 		ResourceUpdatedHandler:     c.resourceUpdated,
 	})
-	cl.AddReceivingMiddleware(c.rootsMiddleware)
+	cl.AddReceivingMiddleware(c.relayMiddleware)
 	return cl
 }
 
-// rootsMiddleware answers an upstream's roots/list with the roots of the
-// client whose call is in flight, instead of the SDK's static list.
-func (c *Conn) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+// relayMiddleware answers an upstream's roots/list with the roots of the
+// client whose call is in flight, instead of the SDK's static list, and
+// relays elicitation/create ahead of the SDK's own handling (see elicit).
+func (c *Conn) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "roots/list" {
-			return next(ctx, method, req)
+		switch method {
+		case "roots/list":
+			peer, ctx, err := c.router.peerFor(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("roots from %s: %w", c.cfg.Name, err)
+			}
+			params, _ := req.GetParams().(*mcp.ListRootsParams)
+			return peer.ListRoots(ctx, params)
+		case "elicitation/create":
+			peer, ctx, err := c.router.peerFor(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("elicitation from %s: %w", c.cfg.Name, err)
+			}
+			params, _ := req.GetParams().(*mcp.ElicitParams)
+			return elicit(ctx, peer, params)
 		}
-		peer, ctx, err := c.router.peerFor(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("roots from %s: %w", c.cfg.Name, err)
-		}
-		params, _ := req.GetParams().(*mcp.ListRootsParams)
-		return peer.ListRoots(ctx, params)
+		return next(ctx, method, req)
 	}
 }
 

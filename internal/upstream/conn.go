@@ -18,10 +18,6 @@ import (
 	"github.com/weft-dev/weft/internal/config"
 )
 
-// LegacyProtocolVersion is the handshake weft falls back to when an upstream
-// does not answer the newest protocol's discovery request.
-const LegacyProtocolVersion = "2025-11-25"
-
 // DefaultProbeTimeout bounds the attempt with the newest protocol before weft
 // falls back to the legacy handshake.
 const DefaultProbeTimeout = 5 * time.Second
@@ -143,22 +139,6 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 		go c.keepAlive()
 	}
 	return c, nil
-}
-
-// handshake connects with the newest protocol unless the entry pins one; an
-// upstream that does not answer the probe in time is retried with the legacy
-// handshake on a fresh transport.
-func (c *Conn) handshake(ctx context.Context) error {
-	if c.cfg.ProtocolVersion != "" {
-		return c.attempt(ctx, c.cfg.ProtocolVersion, 0)
-	}
-	err := c.attempt(ctx, "", c.opts.ProbeTimeout)
-	if !errors.Is(err, errProbeTimeout) {
-		return err
-	}
-	c.logger.Info("no answer to the newest protocol's discovery; retrying with the legacy handshake",
-		"probe", c.opts.ProbeTimeout)
-	return c.attempt(ctx, LegacyProtocolVersion, 0)
 }
 
 var errProbeTimeout = errors.New("probe timed out")

@@ -35,21 +35,45 @@ func (c *Conn) enableLogs(ctx context.Context) {
 	}
 }
 
-// requestMeta copies a client's _meta for a request to the upstream. On
-// 2026-07-28 sessions it also asks for the request's log messages, which
-// such servers only send at the level the request names.
-func (c *Conn) requestMeta(m mcp.Meta) mcp.Meta {
+// requestMeta copies a client's _meta for a request to the upstream, less
+// the per-request identity of the client's own revision (the SDK adds
+// weft's). Nothing the client did not ask for is added: on a 2026-07-28
+// upstream, whose servers send a request's log messages only at the level
+// it names, a legacy client's logging/setLevel is carried as that level
+// (LogLeveler); a newer client names its level in _meta itself.
+func (c *Conn) requestMeta(peer Peer, m mcp.Meta) mcp.Meta {
 	out := cloneMeta(m)
-	if c.info.Capabilities.Logging == nil || !c.newProtocol() {
+	for _, k := range []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities} {
+		delete(out, k)
+	}
+	if !c.newProtocol() || c.info.Capabilities.Logging == nil {
+		return orNil(out)
+	}
+	if _, ok := out[mcp.MetaKeyLogLevel]; ok {
 		return out
 	}
-	if out == nil {
-		out = mcp.Meta{}
+	if l, ok := peer.(LogLeveler); ok {
+		if level := l.LogLevel(); level != "" {
+			if out == nil {
+				out = mcp.Meta{}
+			}
+			out[mcp.MetaKeyLogLevel] = level
+		}
 	}
-	if _, ok := out[mcp.MetaKeyLogLevel]; !ok {
-		out[mcp.MetaKeyLogLevel] = upstreamLogLevel
+	return orNil(out)
+}
+
+// LogLeveler is implemented by a peer whose client set a log level on a
+// legacy session (logging/setLevel).
+type LogLeveler interface {
+	LogLevel() mcp.LoggingLevel
+}
+
+func orNil(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return nil
 	}
-	return out
+	return m
 }
 
 // relayLog relays an upstream's log message to the clients it belongs to;

@@ -3,7 +3,7 @@
 // Package conformance runs the official MCP conformance suite
 // (@modelcontextprotocol/conformance, installed by `npm ci --prefix
 // testdata/npm`) against weft: its server scenarios against `weft serve` in
-// front of testdata/conformance/server, and its client scenarios against
+// front of go-sdk's reference conformance server, and its client scenarios against
 // testdata/conformance/client, which connects through weft's upstream code.
 package conformance
 
@@ -51,7 +51,8 @@ var (
 	buildDone = map[string]error{}
 )
 
-// binary builds the main package pkg (module-relative) once per test run and
+// binary builds the main package pkg (module-relative, or a full import path)
+// once per test run and
 // returns the path of the executable.
 func binary(t *testing.T, pkg string) string {
 	t.Helper()
@@ -60,7 +61,11 @@ func binary(t *testing.T, pkg string) string {
 	defer buildMu.Unlock()
 	err, done := buildDone[pkg]
 	if !done {
-		cmd := exec.Command("go", "build", "-o", out, "github.com/weft-dev/weft/"+pkg)
+		path := pkg
+		if !strings.HasPrefix(pkg, "github.com/") {
+			path = "github.com/weft-dev/weft/" + pkg
+		}
+		cmd := exec.Command("go", "build", "-o", out, path)
 		if msg, berr := cmd.CombinedOutput(); berr != nil {
 			err = fmt.Errorf("go build %s: %v\n%s", pkg, berr, msg)
 		}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,35 +18,101 @@ import (
 	"time"
 )
 
-// TestServerConformance runs every server scenario of the suite (--suite all) against
-// `weft serve`, whose only upstream is testdata/conformance/server over
-// stdio with an empty prefix, so that the suite's fixed names reach it
-// through weft's forwarding unchanged.
+// referenceServer is go-sdk's own fixture for the suite's server
+// scenarios, built exactly as the SDK ships it.
+const referenceServer = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
+
+// TestServerConformance runs every server scenario of the suite (--suite all)
+// against `weft serve` fronting go-sdk's reference conformance server as
+// shipped, with default settings, over stdio and over Streamable HTTP (where
+// its default is stateless). The upstream has an empty prefix, so that the
+// suite's fixed names reach it through weft's forwarding unchanged. Each
+// transport has its own section of the baseline: server (stdio) and
+// server-http, which lists what the reference server fails directly too.
 func TestServerConformance(t *testing.T) {
 	s := conformanceSuite(t)
 	weft := binary(t, "cmd/weft")
-	fixture := binary(t, "testdata/conformance/server")
+	fixture := binary(t, referenceServer)
+	for _, mode := range []string{"stdio", "http"} {
+		t.Run(mode, func(t *testing.T) {
+			entry := fmt.Sprintf("target = %q\nprefix = \"\"\n", fixture)
+			section := "server"
+			if mode == "http" {
+				entry = fmt.Sprintf("target = %q\ntype = \"http\"\nprefix = \"\"\n", startReference(t, fixture))
+				section = "server-http"
+			}
+			home := t.TempDir()
+			cfg := filepath.Join(home, "weft.toml")
+			if err := os.WriteFile(cfg, []byte("[tools.mcp_servers.conf]\n"+entry), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			w := startWeft(t, weft, home, cfg)
+			defer func() {
+				w.stop(t)
+				if mode == "stdio" {
+					noneLeft(t, fixture)
+				}
+			}()
+			results := filepath.Join(t.TempDir(), "results")
+			baseline := cliBaseline(t, section)
+			code, output := s.run(t, t.TempDir(), "server", "--url", w.url, "--suite", "all",
+				"-o", results, "--expected-failures", baseline)
+			judge(t, section, readResults(t, results, "server-"), ranScenarios(output), output)
+			if code != 0 && !t.Failed() {
+				t.Errorf("conformance server exited %d although every failure is expected:\n%s", code, output)
+			}
+		})
+	}
+}
 
-	home := t.TempDir()
-	cfg := filepath.Join(home, "weft.toml")
-	toml := fmt.Sprintf("[tools.mcp_servers.conf]\ntarget = %q\nprefix = \"\"\n", fixture)
-	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
+// startReference runs the reference server over Streamable HTTP with its
+// default settings on a free loopback port, until the test ends, and
+// returns its endpoint.
+func startReference(t *testing.T, fixture string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
 		t.Fatal(err)
 	}
-	w := startWeft(t, weft, home, cfg)
-	defer func() {
-		w.stop(t)
-		noneLeft(t, fixture)
-	}()
-
-	results := filepath.Join(t.TempDir(), "results")
-	baseline, _ := filepath.Abs(baselineFile)
-	code, output := s.run(t, t.TempDir(), "server", "--url", w.url, "--suite", "all",
-		"-o", results, "--expected-failures", baseline)
-	judge(t, "server", readResults(t, results, "server-"), ranScenarios(output), output)
-	if code != 0 && !t.Failed() {
-		t.Errorf("conformance server exited %d although every failure is expected:\n%s", code, output)
+	addr := l.Addr().String()
+	_ = l.Close()
+	cmd := exec.Command(fixture, "-http", addr)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the reference server: %v", err)
 	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			_ = c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference server did not listen on %s", addr)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a port: nothing to await
+	}
+	return "http://" + addr
+}
+
+// cliBaseline writes the baseline section for one run in the CLI's format
+// (a server list) and returns its path.
+func cliBaseline(t *testing.T, section string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("server:\n")
+	for name := range loadBaseline(t, section) {
+		b.WriteString("  - " + name + "\n")
+	}
+	p := filepath.Join(t.TempDir(), "expected-failures.yml")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // weftServe is a running `weft serve`.

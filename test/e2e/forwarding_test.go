@@ -69,6 +69,7 @@ func newFixture() *fixture {
 	tool("block", f.block)
 	tool("sample", f.sample)
 	tool("elicit", f.elicit)
+	tool("elicit-progress", f.elicitProgress)
 	return f
 }
 
@@ -130,6 +131,24 @@ func (f *fixture) elicit(ctx context.Context, req *mcp.CallToolRequest, _ whoArg
 	return "elicited " + res.Action, nil
 }
 
+// elicitProgress asks the client, then reports progress and a log message
+// under the call's token, as a long task that needs a person's go-ahead does.
+func (f *fixture) elicitProgress(ctx context.Context, req *mcp.CallToolRequest, in whoArgs) (string, error) {
+	answer, err := f.elicit(ctx, req, in)
+	if err != nil {
+		return "", err
+	}
+	if token := req.Params.GetProgressToken(); token != nil {
+		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 1}); err != nil {
+			return "", err
+		}
+	}
+	if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "after-" + in.Who}); err != nil {
+		return "", err
+	}
+	return answer, nil
+}
+
 // listener is a downstream client session with what weft relayed to it.
 type listener struct {
 	name     string
@@ -140,8 +159,17 @@ type listener struct {
 }
 
 // listen connects a go-sdk client to weft that records progress and log
-// messages and asks weft for every log level.
+// messages and asks weft for every log level. It speaks 2025-11-25, whose
+// session-wide logging/setLevel these tests use; TestRevisionMatrix covers
+// the same forwarding for 2026-07-28 clients.
 func listen(t *testing.T, url, name string) *listener {
+	t.Helper()
+	return listenAt(t, url, name, "2025-11-25")
+}
+
+// listenAt is listen with the client on revision ("" for the go-sdk default,
+// 2026-07-28, where there is no session-wide log level to set).
+func listenAt(t *testing.T, url, name, revision string) *listener {
 	t.Helper()
 	l := &listener{name: name, progress: make(chan *mcp.ProgressNotificationParams, 64), logs: make(chan string, 64), updates: make(chan string, 8)}
 	c := mcp.NewClient(&mcp.Implementation{Name: name}, &mcp.ClientOptions{
@@ -157,11 +185,15 @@ func listen(t *testing.T, url, name string) *listener {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), forwardWait)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatalf("connect %s: %v", name, err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
+	if revision == "" {
+		l.cs = cs
+		return l
+	}
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Fatalf("%s: logging/setLevel: %v", name, err)
 	}
@@ -302,8 +334,21 @@ func TestForwardLogMessagesReachTheClientWhoseCallCausedThem(t *testing.T) {
 }
 
 func TestForwardCancellationReachesUpstreamAndEndsTheCall(t *testing.T) {
+	for _, rev := range []string{"2025-11-25", ""} {
+		name := rev
+		if name == "" {
+			name = "2026-07-28"
+		}
+		t.Run("client-"+name, func(t *testing.T) { testCancellation(t, rev) })
+	}
+}
+
+// testCancellation: a client on revision cancels a call in flight (a
+// notification on a legacy session, a closed request on 2026-07-28); weft
+// cancels the upstream request.
+func testCancellation(t *testing.T, revision string) {
 	f, e, s := startForwarding(t)
-	a := listen(t, s.url, "A")
+	a := listenAt(t, s.url, "A", revision)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
