@@ -46,7 +46,7 @@ func everythingStartTime(t *testing.T) time.Duration {
 	return time.Since(start)
 }
 
-// awaitToolListed lists tools after each list_changed until want appears.
+// awaitListChanged lists tools after each list_changed until want appears.
 func awaitListChanged(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, want string) {
 	t.Helper()
 	for !has(toolNames(t, cs), want) {
