@@ -14,8 +14,9 @@ import (
 // "http-stdio" (`weft serve` with a stdio upstream vs direct-http).
 type overheadRow struct {
 	Transport   string   `json:"transport"`
-	Client      string   `json:"client"`   // clientPinned or clientDefault
-	Revision    string   `json:"revision"` // what weft's face negotiated with that client
+	Client      string   `json:"client"`          // clientPinned or clientDefault
+	Revision    string   `json:"revision"`        // what weft's face negotiated with that client
+	DirectRev   string   `json:"direct_revision"` // what the upstream negotiated with it directly
 	Concurrency int      `json:"concurrency"`
 	Direct      stats    `json:"direct"`
 	Weft        stats    `json:"weft"`
@@ -32,6 +33,7 @@ type overheadRow struct {
 type pathPair struct {
 	transport              string
 	client, revision       string // the client's kind and the revision weft gave it
+	directRevision         string // the revision the upstream gave it directly
 	direct, weft           caller
 	directRoles, weftRoles roles
 	upstreamExe            string // to find the upstream weft launched itself
@@ -111,7 +113,7 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 		weft = append(weft, metered(ctx, p.weft, n, conc, p.weftRoles, &weftCPU))
 	}
 	d, wf := merge(direct...), merge(weft...)
-	row := overheadRow{Transport: p.transport, Client: p.client, Revision: p.revision, Concurrency: conc, Direct: d.summarise(), Weft: wf.summarise()}
+	row := overheadRow{Transport: p.transport, Client: p.client, Revision: p.revision, DirectRev: p.directRevision, Concurrency: conc, Direct: d.summarise(), Weft: wf.summarise()}
 	row.DirectCost = perCall(directCPU, row.Direct.Calls, p.directRoles)
 	row.WeftCost = perCall(weftCPU, row.Weft.Calls, p.weftRoles)
 	for _, e := range d.errs {
@@ -135,7 +137,7 @@ func setupStdio(ctx context.Context, w *workspace, rev string) (*pathPair, error
 	if err != nil {
 		return p, err
 	}
-	p.directRoles.upstream = upPID
+	p.directRoles.upstream, p.directRevision = upPID, negotiated(direct)
 	p.closers = append(p.closers, closeSession(direct))
 	cfg := w.path("overhead-stdio.toml")
 	if err := writeConfig(cfg, []entry{{name: "bench", target: w.benchserver}}); err != nil {
@@ -193,7 +195,7 @@ func directHTTP(ctx context.Context, w *workspace, p *pathPair, rev string) (str
 		return "", err
 	}
 	p.closers = append(p.closers, closeSession(direct))
-	p.direct = echoCaller(direct, "echo")
+	p.direct, p.directRevision = echoCaller(direct, "echo"), negotiated(direct)
 	return upURL, nil
 }
 

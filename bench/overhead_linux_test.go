@@ -20,6 +20,9 @@ func TestOverheadShortReportsCostOfEveryProcess(t *testing.T) {
 		if o.Revision != want {
 			t.Errorf("%s client %s: weft negotiated %q, want %q", o.Transport, o.Client, o.Revision, want)
 		}
+		if o.DirectRev == "" {
+			t.Errorf("%s client %s: the direct path's revision is missing", o.Transport, o.Client)
+		}
 		d, w := o.DirectCost, o.WeftCost
 		// CPU is read in 10 ms ticks, so a process can show zero in a short
 		// run; memory is always there.

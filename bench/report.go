@@ -110,9 +110,9 @@ func printReport(w io.Writer, r *result) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	if len(r.Overhead) > 0 {
-		fmt.Fprintln(tw, "\n1. call overhead (echo)\ttransport\tclient\trevision\tconc\tcalls\tfailed d/w\tdirect p50 ms\tweft p50 ms\tdirect p99 ms\tweft p99 ms\tdirect calls/s\tweft calls/s\tweft ÷ direct\tadded p50 ms\t")
+		fmt.Fprintln(tw, "\n1. call overhead (echo)\ttransport\tclient\trevision weft/direct\tconc\tcalls\tfailed d/w\tdirect p50 ms\tweft p50 ms\tdirect p99 ms\tweft p99 ms\tdirect calls/s\tweft calls/s\tweft ÷ direct\tadded p50 ms\t")
 		for _, o := range r.Overhead {
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\t%.2f×\t%.3f\t\n", o.Transport, o.Client, o.Revision, o.Concurrency, o.Weft.Calls, o.Direct.Failed, o.Weft.Failed,
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\t%.2f×\t%.3f\t\n", o.Transport, o.Client, o.Revision+"/"+o.DirectRev, o.Concurrency, o.Weft.Calls, o.Direct.Failed, o.Weft.Failed,
 				o.Direct.P50MS, o.Weft.P50MS, o.Direct.P99MS, o.Weft.P99MS, o.Direct.CallsPerSec, o.Weft.CallsPerSec, o.Ratio, o.AddedP50MS)
 		}
 	}

@@ -57,14 +57,14 @@ func checkGoals(t *testing.T, got []goal, want map[string]bool) {
 
 func TestReportPrintsEveryScenarioAndFailedGoals(t *testing.T) {
 	r := &result{
-		Overhead: []overheadRow{{Transport: "http", Client: clientDefault, Revision: "2026-07-28", Concurrency: 64, Ratio: 0.5, Errors: []string{"weft: boom"}}},
+		Overhead: []overheadRow{{Transport: "http", Client: clientDefault, Revision: "2026-07-28", DirectRev: "2025-11-25", Concurrency: 64, Ratio: 0.5, Errors: []string{"weft: boom"}}},
 		Churn:    []churnRow{{Label: "quiet"}},
 		Plans:    "see docs/guides/plans.md",
 	}
 	r.Goals = goals(r)
 	var b bytes.Buffer
 	printReport(&b, r)
-	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "calls/s c=64 ÷ direct-http, HTTP upstream, default client", "2026-07-28", "NO", "1b. cost per call", "overhead error (http default c=64): weft: boom"} {
+	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "calls/s c=64 ÷ direct-http, HTTP upstream, default client", "2026-07-28/2025-11-25", "NO", "1b. cost per call", "overhead error (http default c=64): weft: boom"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, b.String())
 		}
