@@ -46,8 +46,8 @@ func everythingStartTime(t *testing.T) time.Duration {
 	return time.Since(start)
 }
 
-// awaitToolListed lists tools after each list_changed until want appears.
-func awaitToolListed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, want string) {
+// awaitListedAfterChange lists tools after each list_changed until want appears.
+func awaitListedAfterChange(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, want string) {
 	t.Helper()
 	for !has(toolNames(t, cs), want) {
 		select {
@@ -75,7 +75,7 @@ func checkStartedEarly(t *testing.T, cs *mcp.ClientSession, changed chan struct{
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	awaitToolListed(t, ctx, cs, changed, "everything__echo")
+	awaitListedAfterChange(t, ctx, cs, changed, "everything__echo")
 	if took := time.Since(began); took > budget {
 		t.Errorf("everything's tools appeared %v after weft started; want within %v (its own start time + 1 s)", took, budget)
 	}
@@ -133,4 +133,21 @@ func TestMcpServerAnswersInitializeBeforeAHungUpstream(t *testing.T) {
 		t.Errorf("initialize answered after %v; want well within 5 s", took)
 	}
 	checkStartedEarly(t, cs, changed, began, budget)
+}
+
+// With the real Claude Code: a config with a hung server beside
+// server-everything still shows weft Connected within Claude Code's start
+// bound, set to 5 s.
+func TestClaudeSeesWeftConnectedBesideAHungUpstream(t *testing.T) {
+	claude := npmBin(t, "claude")
+	e := newEnv(t)
+	hungAndEverything(t, e)
+	out := e.claude(claude, "mcp", "add", "weft", "--", weftBinary(t), "mcp-server", "--config", e.config)
+	if !strings.Contains(out, "Added stdio MCP server weft") {
+		t.Fatalf("claude mcp add: %s", out)
+	}
+	out = e.claudeIn(claude, e.home, 5*time.Second, "mcp", "list")
+	if line := statusLine(out, "weft"); !strings.Contains(line, "Connected") {
+		t.Fatalf("claude mcp list does not show weft connected within 5 s beside a hung server:\n%s", out)
+	}
 }
