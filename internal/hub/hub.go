@@ -93,11 +93,11 @@ type Hub struct {
 	// notifyMu orders listener calls, which run outside rebuildMu so that a
 	// slow listener never holds up a rebuild; notified (under notifyMu) is
 	// the last catalog listeners were given.
-	notifyMu   sync.Mutex
-	notified   *Catalog
+	notifyMu sync.Mutex
+	notified *Catalog
 	// holds counts Hold calls not yet released; while it is above zero,
 	// listeners are not called (the catalog itself stays current).
-	holds atomic.Int32
+	holds      atomic.Int32
 	stopLogins chan struct{} // closed by Close; ends watchLogins
 }
 
