@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/atomicfile"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
 )
@@ -48,7 +48,7 @@ func writeConfig(path string, entries []entry, extra ...string) error {
 			fmt.Fprintf(&b, "args = [%s]\n", strings.Join(q, ", "))
 		}
 	}
-	return config.WriteFileAtomic(path, []byte(b.String()), 0o600)
+	return atomicfile.WriteFile(path, []byte(b.String()), 0o600)
 }
 
 // benchClient is the go-sdk client every measurement uses, direct or

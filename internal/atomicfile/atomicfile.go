@@ -22,11 +22,24 @@ var ErrReadOnly = errors.New("file is read-only")
 // writer can be recognised and removed by the next writer.
 const tempPrefix = ".weft-tmp-"
 
+// Options tune WriteFileWith.
+type Options struct {
+	// NoSync skips the fsyncs. The replacement stays atomic for readers and
+	// for a killed process (the rename is), but a power loss may undo it:
+	// for files rewritten often whose loss costs only a redo.
+	NoSync bool
+}
+
 // WriteFile replaces path with data. perm applies to a new file; an existing
 // file keeps its permission bits. A symbolic link at path is followed and the
 // file it points to is replaced. An existing read-only file is not replaced:
 // the error wraps ErrReadOnly.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return WriteFileWith(path, data, perm, Options{})
+}
+
+// WriteFileWith is WriteFile with options.
+func WriteFileWith(path string, data []byte, perm os.FileMode, o Options) error {
 	target := path
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
 		target = resolved
@@ -44,7 +57,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("cannot write %s: %v; check that its directory exists and is writable", path, bare(err))
 	}
 	tmp := f.Name()
-	if err := writeSynced(f, data, perm); err != nil {
+	if err := writeFile(f, data, perm, !o.NoSync); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %v; check free space and permissions", path, bare(err))
 	}
@@ -52,13 +65,15 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("cannot replace %s: %v; check the permissions of its directory", path, bare(err))
 	}
-	syncDir(dir)
+	if !o.NoSync {
+		syncDir(dir)
+	}
 	return nil
 }
 
-func writeSynced(f *os.File, data []byte, perm os.FileMode) error {
+func writeFile(f *os.File, data []byte, perm os.FileMode, sync bool) error {
 	_, err := f.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if err == nil {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -324,48 +322,4 @@ func SetServerEnabledIn(data []byte, path, name string, enabled bool) ([]byte, e
 		return nil, fmt.Errorf("cannot set enabled on server %q in %s cleanly (%v); edit it by hand", name, path, err)
 	}
 	return out, nil
-}
-
-// WriteFileAtomic replaces path with data: it writes a temporary file in the
-// same directory, fsyncs it, sets perm, renames it over path and fsyncs the
-// directory, so readers see the old file or the new one, never a mix. A
-// symbolic link at path is followed, and the file it points to is replaced.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	target := path
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		target = resolved
-	}
-	dir := filepath.Dir(target)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v; check that its directory exists and is writable", path, pathErr(err))
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return fmt.Errorf("cannot write %s: %v; check free space and permissions", path, pathErr(err))
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("cannot write %s: %v; check free space and permissions", path, pathErr(err))
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("cannot replace %s: %v; check the permissions of its directory", path, pathErr(err))
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
 }

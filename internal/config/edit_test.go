@@ -264,31 +264,3 @@ func TestSetServerEnabled(t *testing.T) {
 		t.Error("unknown server accepted")
 	}
 }
-
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "f")
-	if err := WriteFileAtomic(path, []byte("one"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFileAtomic(path, []byte("two"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := os.Stat(path); readString(t, path) != "two" || st.Mode().Perm() != 0o644 {
-		t.Errorf("content %q mode %v", readString(t, path), st.Mode().Perm())
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(path, link); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFileAtomic(link, []byte("three"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 || readString(t, path) != "three" {
-		t.Error("symlink replaced instead of followed")
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), []byte("x"), 0o600); err == nil {
-		t.Error("write into a missing directory succeeded")
-	}
-	noTemps(t, dir)
-}

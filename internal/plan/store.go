@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/weft-dev/weft/internal/atomicfile"
 	"github.com/weft-dev/weft/internal/filelock"
 )
 
@@ -163,7 +164,9 @@ func (s *Store) Checkpointer() func(*Checkpoint) error {
 	return (&checkpointWriter{s: s}).save
 }
 
-// write replaces path with data atomically.
+// write replaces path with data atomically: a reader, or a run killed at any
+// moment, sees the old file or the new one. The fsyncs are made only with
+// Sync, since a checkpoint is rewritten after every step.
 func (s *Store) write(path string, data []byte) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("create the plans directory %s: %w", s.Dir, err)
@@ -171,30 +174,5 @@ func (s *Store) write(path string, data []byte) error {
 	if s.wrote != nil {
 		s.wrote(path, len(data))
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(tmp)
-		}
-	}()
-	_, err = f.Write(data)
-	if err == nil && s.Sync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	ok = true
-	return nil
+	return atomicfile.WriteFileWith(path, data, 0o600, atomicfile.Options{NoSync: !s.Sync})
 }

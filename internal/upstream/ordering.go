@@ -26,6 +26,8 @@ const settleMax = time.Second
 // So the transport counts these notifications as they are read, a receiving
 // middleware counts them once relayed, and a finished call waits until the
 // second count has caught up with the first.
+// TestSDKResultOvertakesItsNotifications reproduces the SDK behaviour and
+// fails once it changes, so this workaround can be deleted then.
 //
 // Stdio connections are counted as the SDK reads them; HTTP and SSE ones as
 // their event streams are read (wrapping the SDK's HTTP connections would

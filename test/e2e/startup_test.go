@@ -46,8 +46,8 @@ func everythingStartTime(t *testing.T) time.Duration {
 	return time.Since(start)
 }
 
-// awaitListedAfterChange lists tools after each list_changed until want appears.
-func awaitListedAfterChange(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, want string) {
+// awaitListChanged lists tools after each list_changed until want appears.
+func awaitListChanged(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, want string) {
 	t.Helper()
 	for !has(toolNames(t, cs), want) {
 		select {
@@ -75,7 +75,7 @@ func checkStartedEarly(t *testing.T, cs *mcp.ClientSession, changed chan struct{
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	awaitListedAfterChange(t, ctx, cs, changed, "everything__echo")
+	awaitListChanged(t, ctx, cs, changed, "everything__echo")
 	if took := time.Since(began); took > budget {
 		t.Errorf("everything's tools appeared %v after weft started; want within %v (its own start time + 1 s)", took, budget)
 	}
