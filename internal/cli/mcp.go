@@ -104,6 +104,10 @@ func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool, login
 		}
 	}
 	tools := -1
+	var line *connectingLine
+	if !noVerify {
+		line = startConnecting(a.stderr, s.Name, s.Target)
+	}
 	live, err := a.onLive(cfg, func(c adminClient) error {
 		var res gateway.ChangeResult
 		err := c.do(ctx, http.MethodPost, gateway.AdminServersPath, specOf(s, noVerify), &res)
@@ -114,6 +118,9 @@ func (a *app) mcpAdd(ctx context.Context, s *config.Server, noVerify bool, login
 	})
 	if !live {
 		tools, err = a.addToFile(ctx, cfg, s, noVerify)
+	}
+	if line != nil {
+		line.stop()
 	}
 	if err != nil {
 		return fmt.Errorf("could not add %s: %w (use --no-verify to record it anyway)", s.Name, err)

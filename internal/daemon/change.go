@@ -71,13 +71,13 @@ func (d *Daemon) Change(ctx context.Context, e Edit) (res Result, err error) {
 			res.ApplyResult = p.result()
 			if e.File != nil {
 				removals = p.remove
-				return d.connect(ctx, p, e.Verify, res.Failed)
+				return d.connectAsOne(ctx, p, e.Verify, res.Failed)
 			}
 			// A reload writes nothing, so nothing can fail after it: drain
 			// removed servers while the new ones connect, as before.
 			var wg sync.WaitGroup
 			wg.Go(func() { parallel(p.remove, func(name string) { _ = d.hub.Remove(context.WithoutCancel(ctx), name) }) })
-			undo, err := d.connect(ctx, p, e.Verify, res.Failed)
+			undo, err := d.connectAsOne(ctx, p, e.Verify, res.Failed)
 			wg.Wait()
 			return undo, err
 		}})
@@ -93,6 +93,15 @@ func (d *Daemon) Change(ctx context.Context, e Edit) (res Result, err error) {
 		d.logger.Info("config changed", "added", res.Added, "removed", res.Removed, "changed", res.Changed)
 	}
 	return res, nil
+}
+
+// connectAsOne is connect with the hub's listeners held, so that the servers
+// a change adds or swaps reach clients as one catalog change. Drains happen
+// outside the hold: a slow drain must not delay the new servers' tools.
+func (d *Daemon) connectAsOne(ctx context.Context, p change, verify []string, failed map[string]error) (func(), error) {
+	release := d.hub.Hold()
+	defer release()
+	return d.connect(ctx, p, verify, failed)
 }
 
 // change is what bringing the hub in line with a config takes.

@@ -93,8 +93,11 @@ type Hub struct {
 	// notifyMu orders listener calls, which run outside rebuildMu so that a
 	// slow listener never holds up a rebuild; notified (under notifyMu) is
 	// the last catalog listeners were given.
-	notifyMu   sync.Mutex
-	notified   *Catalog
+	notifyMu sync.Mutex
+	notified *Catalog
+	// holds counts Hold calls not yet released; while it is above zero,
+	// listeners are not called (the catalog itself stays current).
+	holds      atomic.Int32
 	stopLogins chan struct{} // closed by Close; ends watchLogins
 }
 
@@ -157,6 +160,9 @@ func (h *Hub) rebuild() {
 // notify gives listeners the newest catalog unless they have it already;
 // catalogs superseded meanwhile are skipped, never delivered out of order.
 func (h *Hub) notify() {
+	if h.holds.Load() > 0 {
+		return // the last release delivers the newest catalog
+	}
 	h.notifyMu.Lock()
 	defer h.notifyMu.Unlock()
 	cat := h.catalog.Load()
@@ -169,6 +175,22 @@ func (h *Hub) notify() {
 	h.listenMu.Unlock()
 	for _, f := range ls {
 		f(cat)
+	}
+}
+
+// Hold defers listener calls until the returned release is called, so that
+// a change touching several servers reaches clients as one catalog change.
+// The catalog itself stays current meanwhile (calls route as usual). Holds
+// nest; release is idempotent. Keep a hold short: no drain inside it.
+func (h *Hub) Hold() (release func()) {
+	h.holds.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if h.holds.Add(-1) == 0 {
+				h.notify()
+			}
+		})
 	}
 }
 

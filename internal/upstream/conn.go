@@ -22,6 +22,10 @@ import (
 // falls back to the legacy handshake.
 const DefaultProbeTimeout = 5 * time.Second
 
+// exitNoticeDelay is how long a failed handshake waits to see whether the
+// child exited on its own, which changes what the error should say.
+const exitNoticeDelay = 200 * time.Millisecond
+
 // Options tune a connection. The zero value is usable.
 type Options struct {
 	Logger          *slog.Logger
@@ -172,6 +176,9 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 	}
 	if err != nil {
 		cancel()
+		// Whether the child ended on its own, before weft stops it: a child
+		// that exits makes the handshake fail just before it is reaped.
+		exitedFirst := proc != nil && !timedOut && proc.awaitExit(exitNoticeDelay)
 		if proc != nil {
 			proc.stop(context.Background())
 		}
@@ -180,8 +187,13 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 			return errProbeTimeout
 		case ctx.Err() != nil:
 			return fmt.Errorf("connect %s: %w", c.cfg.Name, ctx.Err())
-		case proc != nil && proc.exited():
-			return fmt.Errorf("connect %s: the command exited during the handshake (%v); check its stderr in weft's log", c.cfg.Name, proc.err)
+		case exitedFirst:
+			if tail := proc.stderrSuffix(); tail != "" {
+				return fmt.Errorf("connect %s: the command exited during the handshake (%s)%s", c.cfg.Name, proc.exitStatus(), tail)
+			}
+			return fmt.Errorf("connect %s: the command exited during the handshake (%s) and wrote nothing to stderr; check that it is an MCP server speaking stdio", c.cfg.Name, proc.exitStatus())
+		case proc != nil:
+			return fmt.Errorf("connect %s: %w%s", c.cfg.Name, c.authHint(err), proc.stderrSuffix())
 		}
 		return fmt.Errorf("connect %s: %w", c.cfg.Name, c.authHint(err))
 	}

@@ -22,6 +22,14 @@ import (
 // TestMain lets the test binary serve MCP over stdio, as a stdio upstream
 // for the tests that start one.
 func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv("UPSTREAM_TEST_FAIL") != "":
+		failLikeNpx()
+		return
+	case os.Getenv("UPSTREAM_TEST_CAT") != "":
+		_, _ = io.Copy(os.Stdout, os.Stdin)
+		return
+	}
 	if os.Getenv("UPSTREAM_TEST_SERVER") != "" {
 		fmt.Fprintln(os.Stderr, "test server starting")
 		_ = testServer().Run(context.Background(), &mcp.StdioTransport{})

@@ -37,6 +37,7 @@ type process struct {
 	exitedCh chan struct{}
 	done     chan struct{}
 	err      error // exit status, valid after exitedCh
+	stderr   *stderrRelay
 
 	stopOnce sync.Once
 }
@@ -103,7 +104,7 @@ func startProcess(target string, args []string, env []string, dir string, logger
 		return nil, fmt.Errorf("start %s: %w", target, err)
 	}
 	out := &eofReader{r: stdoutR, eof: make(chan struct{})}
-	p := &process{cmd: cmd, group: group, stdin: stdin, stdout: out, exitedCh: make(chan struct{}), done: make(chan struct{})}
+	p := &process{cmd: cmd, group: group, stdin: stdin, stdout: out, exitedCh: make(chan struct{}), done: make(chan struct{}), stderr: relay}
 	go p.reap(relay, out)
 	return p, nil
 }
@@ -195,3 +196,22 @@ func (p *process) exited() bool {
 
 // environ is os.Environ, a variable so tests can pin it.
 var environ = os.Environ
+
+// exitStatus describes how the child ended, for an error: "exit status 0"
+// rather than "<nil>" for a child that exited cleanly.
+func (p *process) exitStatus() string {
+	if p.err == nil {
+		return "exit status 0"
+	}
+	return p.err.Error()
+}
+
+// stderrSuffix quotes the last lines the child wrote to stderr, for the end
+// of a connect error; empty if it wrote none.
+func (p *process) stderrSuffix() string {
+	lines := p.stderr.lastLines()
+	if len(lines) == 0 {
+		return ""
+	}
+	return "; its stderr ended with: " + strings.Join(lines, " | ")
+}

@@ -3,6 +3,8 @@ package upstream
 import (
 	"bytes"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -18,6 +20,14 @@ const (
 	stderrBurst = 200
 )
 
+// A connect failure quotes the last stderrTailLines lines the child wrote,
+// each cut to stderrTailWidth bytes: why npx failed (a 404, a missing
+// runtime) is usually there, and the user should not need debug logs to see it.
+const (
+	stderrTailLines = 5
+	stderrTailWidth = 300
+)
+
 // stderrRelay is a child's stderr: it logs what the child writes, one record
 // per line, each bounded in length, and drops (and counts) the lines over the
 // rate limit. Write never waits on anything but the logger, which weft's
@@ -31,7 +41,8 @@ type stderrRelay struct {
 	partial []byte
 	tokens  float64
 	last    time.Time
-	dropped int // lines dropped since the last one logged
+	dropped int      // lines dropped since the last one logged
+	tail    []string // the last lines, logged or dropped
 }
 
 func newStderrRelay(logger *slog.Logger) *stderrRelay {
@@ -78,6 +89,7 @@ func (r *stderrRelay) flush() {
 func (r *stderrRelay) emitLocked() {
 	line := string(bytes.TrimRight(r.partial, "\r"))
 	r.partial = r.partial[:0]
+	r.keepLocked(line)
 	now := r.now()
 	if !r.last.IsZero() {
 		r.tokens = min(stderrBurst, r.tokens+now.Sub(r.last).Seconds()*stderrRate)
@@ -99,4 +111,33 @@ func (r *stderrRelay) reportDropsLocked() {
 	r.logger.Warn("stderr lines dropped: the server writes more than weft relays",
 		"dropped", r.dropped, "limit_per_second", stderrRate)
 	r.dropped = 0
+}
+
+// keepLocked adds line to the tail, dropping the oldest past the bound.
+func (r *stderrRelay) keepLocked(line string) {
+	if len(line) > stderrTailWidth {
+		line = line[:stderrTailWidth] + "…"
+	}
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	r.tail = append(r.tail, line)
+	if len(r.tail) > stderrTailLines {
+		r.tail = r.tail[len(r.tail)-stderrTailLines:]
+	}
+}
+
+// lastLines returns the last lines the child wrote to stderr, an
+// unterminated one included.
+func (r *stderrRelay) lastLines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.tail)
+	if p := strings.TrimSpace(string(r.partial)); p != "" {
+		out = append(out, p)
+	}
+	if len(out) > stderrTailLines {
+		out = out[len(out)-stderrTailLines:]
+	}
+	return out
 }

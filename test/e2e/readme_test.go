@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,13 +22,14 @@ import (
 func TestReadmeTour(t *testing.T) {
 	node := npmBin(t, "node") // server-everything needs the fixtures' Node 22
 	e := newEnv(t)
+	e.config = filepath.Join(e.home, ".weft", "weft.toml") // the default a user gets
 	e.dir, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "npm"))
 	t.Setenv("PATH", filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	writeClaudeDesktopConfig(t, e.home)
 
 	var s *served
-	for _, line := range readmeTour(t) {
-		args := strings.Fields(strings.ReplaceAll(line, "~", e.home))
+	for _, step := range readmeTour(t) {
+		args := strings.Fields(strings.ReplaceAll(step.line, "~", e.home))
 		switch {
 		case args[0] != "./bin/weft":
 			continue // go build, claude mcp add
@@ -37,9 +39,10 @@ func TestReadmeTour(t *testing.T) {
 		}
 		out, errOut, code := e.run(args[1:]...)
 		if code != 0 {
-			t.Fatalf("%s: exit %d\n%s%s", line, code, out, errOut)
+			t.Fatalf("%s: exit %d\n%s%s", step.line, code, out, errOut)
 		}
 		checkTourStep(t, args[1:], out+errOut)
+		checkPrinted(t, step, strings.ReplaceAll(out, e.home, "~"))
 	}
 	if s == nil {
 		t.Fatal("the tour never ran weft serve")
@@ -53,8 +56,27 @@ func TestReadmeTour(t *testing.T) {
 	})
 }
 
-// readmeTour returns the command lines of the README's tour block.
-func readmeTour(t *testing.T) []string {
+// tourStep is one command of the README's tour and the lines the README
+// shows it printing: "#   " comments right under the command.
+type tourStep struct {
+	line    string
+	printed []string
+}
+
+// checkPrinted fails unless out (home shown as ~) holds every line the
+// README shows step printing.
+func checkPrinted(t *testing.T, step tourStep, out string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	for _, want := range step.printed {
+		if !slices.Contains(lines, want) {
+			t.Errorf("%s: the README shows it printing %q; it printed:\n%s", step.line, want, out)
+		}
+	}
+}
+
+// readmeTour returns the commands of the README's tour block.
+func readmeTour(t *testing.T) []tourStep {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -66,13 +88,20 @@ func readmeTour(t *testing.T) []string {
 	if !ok || !ok2 || !ok3 {
 		t.Fatal("README has no five-minute tour block")
 	}
-	var lines []string
+	var steps []tourStep
+	afterCommand := false
 	for _, l := range strings.Split(block, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			lines = append(lines, l)
+		switch {
+		case afterCommand && strings.HasPrefix(l, "#   "):
+			steps[len(steps)-1].printed = append(steps[len(steps)-1].printed, strings.TrimSpace(l[1:]))
+		case strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "#"):
+			steps = append(steps, tourStep{line: strings.TrimSpace(l)})
+			afterCommand = true
+		default:
+			afterCommand = false
 		}
 	}
-	return lines
+	return steps
 }
 
 var addedRe = regexp.MustCompile(`Added MCP server '(\w+)' with \d+ tools`)

@@ -134,3 +134,20 @@ func TestMcpServerAnswersInitializeBeforeAHungUpstream(t *testing.T) {
 	}
 	checkStartedEarly(t, cs, changed, began, budget)
 }
+
+// With the real Claude Code: a config with a hung server beside
+// server-everything still shows weft Connected within Claude Code's start
+// bound, set to 5 s.
+func TestClaudeSeesWeftConnectedBesideAHungUpstream(t *testing.T) {
+	claude := npmBin(t, "claude")
+	e := newEnv(t)
+	hungAndEverything(t, e)
+	out := e.claude(claude, "mcp", "add", "weft", "--", weftBinary(t), "mcp-server", "--config", e.config)
+	if !strings.Contains(out, "Added stdio MCP server weft") {
+		t.Fatalf("claude mcp add: %s", out)
+	}
+	out = e.claudeIn(claude, e.home, 5*time.Second, "mcp", "list")
+	if line := statusLine(out, "weft"); !strings.Contains(line, "Connected") {
+		t.Fatalf("claude mcp list does not show weft connected within 5 s beside a hung server:\n%s", out)
+	}
+}
