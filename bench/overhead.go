@@ -14,6 +14,9 @@ import (
 // "http-stdio" (`weft serve` with a stdio upstream vs direct-http).
 type overheadRow struct {
 	Transport   string   `json:"transport"`
+	Client      string   `json:"client"`          // clientPinned or clientDefault
+	Revision    string   `json:"revision"`        // what weft's face negotiated with that client
+	DirectRev   string   `json:"direct_revision"` // what the upstream negotiated with it directly
 	Concurrency int      `json:"concurrency"`
 	Direct      stats    `json:"direct"`
 	Weft        stats    `json:"weft"`
@@ -29,6 +32,8 @@ type overheadRow struct {
 // each path runs in.
 type pathPair struct {
 	transport              string
+	client, revision       string // the client's kind and the revision weft gave it
+	directRevision         string // the revision the upstream gave it directly
 	direct, weft           caller
 	directRoles, weftRoles roles
 	upstreamExe            string // to find the upstream weft launched itself
@@ -41,24 +46,55 @@ func (p *pathPair) close() {
 	}
 }
 
-// overhead runs scenario 1 on both transports.
+// The two clients scenario 1 measures with: one pinned to 2025-11-25, and
+// go-sdk's default client, which asks for its newest revision (2026-07-28)
+// first. Both paths of a pair use the same client.
+const (
+	clientPinned  = "2025-11-25"
+	clientDefault = "default"
+)
+
+// setupFunc builds one transport's pair of paths for a client asking for
+// revision rev ("" for the default client).
+type setupFunc func(ctx context.Context, w *workspace, rev string) (*pathPair, error)
+
+// overhead runs scenario 1 on every transport, once per client.
 func overhead(ctx context.Context, w *workspace, o options) ([]overheadRow, error) {
 	var rows []overheadRow
-	for _, setup := range []func(context.Context, *workspace) (*pathPair, error){setupStdio, setupHTTP, setupServeStdio} {
-		p, err := setup(ctx, w)
-		if err != nil {
-			if p != nil {
-				p.close()
+	for _, setup := range []setupFunc{setupStdio, setupHTTP, setupServeStdio} {
+		for _, client := range []string{clientPinned, clientDefault} {
+			p, err := setup(ctx, w, revisionOf(client))
+			if err != nil {
+				if p != nil {
+					p.close()
+				}
+				return rows, err
 			}
-			return rows, err
+			p.client = client
+			for _, conc := range []int{1, 64} {
+				rows = append(rows, measurePair(ctx, p, conc, o))
+				o.progress("overhead %s client %s (%s) c=%d done", p.transport, client, p.revision, conc)
+			}
+			p.close()
 		}
-		for _, conc := range []int{1, 64} {
-			rows = append(rows, measurePair(ctx, p, conc, o))
-			o.progress("overhead %s c=%d done", p.transport, conc)
-		}
-		p.close()
 	}
 	return rows, nil
+}
+
+// revisionOf is the revision a client kind asks for; "" lets go-sdk pick.
+func revisionOf(client string) string {
+	if client == clientDefault {
+		return ""
+	}
+	return client
+}
+
+// negotiated is the revision a session agreed on.
+func negotiated(cs *mcp.ClientSession) string {
+	if r := cs.InitializeResult(); r != nil {
+		return r.ProtocolVersion
+	}
+	return ""
 }
 
 // measurePair warms both paths up, then alternates rounds of a fixed number
@@ -77,7 +113,7 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 		weft = append(weft, metered(ctx, p.weft, n, conc, p.weftRoles, &weftCPU))
 	}
 	d, wf := merge(direct...), merge(weft...)
-	row := overheadRow{Transport: p.transport, Concurrency: conc, Direct: d.summarise(), Weft: wf.summarise()}
+	row := overheadRow{Transport: p.transport, Client: p.client, Revision: p.revision, DirectRev: p.directRevision, Concurrency: conc, Direct: d.summarise(), Weft: wf.summarise()}
 	row.DirectCost = perCall(directCPU, row.Direct.Calls, p.directRoles)
 	row.WeftCost = perCall(weftCPU, row.Weft.Calls, p.weftRoles)
 	for _, e := range d.errs {
@@ -95,23 +131,23 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 
 // setupStdio: the client launches the upstream directly, or launches
 // `weft mcp-server`, which launches the upstream as its own stdio child.
-func setupStdio(ctx context.Context, w *workspace) (*pathPair, error) {
+func setupStdio(ctx context.Context, w *workspace, rev string) (*pathPair, error) {
 	p := &pathPair{transport: "stdio", upstreamExe: w.benchserver}
-	direct, upPID, err := w.connectStdioPID(ctx, "direct-stdio", w.benchserver)
+	direct, upPID, err := w.connectStdioPID(ctx, "direct-stdio", rev, w.benchserver)
 	if err != nil {
 		return p, err
 	}
-	p.directRoles.upstream = upPID
+	p.directRoles.upstream, p.directRevision = upPID, negotiated(direct)
 	p.closers = append(p.closers, closeSession(direct))
 	cfg := w.path("overhead-stdio.toml")
 	if err := writeConfig(cfg, []entry{{name: "bench", target: w.benchserver}}); err != nil {
 		return p, err
 	}
-	viaWeft, weftPID, err := w.connectStdioPID(ctx, "weft-stdio", w.weft, "--config", cfg, "--log-level", "warn", "mcp-server")
+	viaWeft, weftPID, err := w.connectStdioPID(ctx, "weft-stdio", rev, w.weft, "--config", cfg, "--log-level", "warn", "mcp-server")
 	if err != nil {
 		return p, err
 	}
-	p.weftRoles.gateway = weftPID
+	p.weftRoles.gateway, p.revision = weftPID, negotiated(viaWeft)
 	p.closers = append(p.closers, closeSession(viaWeft))
 	p.direct, p.weft = echoCaller(direct, "echo"), echoCaller(viaWeft, "bench__echo")
 	return p, nil
@@ -119,30 +155,31 @@ func setupStdio(ctx context.Context, w *workspace) (*pathPair, error) {
 
 // setupHTTP: one upstream serves Streamable HTTP; the client calls it
 // directly, or calls `weft serve`, which has it as an HTTP upstream.
-func setupHTTP(ctx context.Context, w *workspace) (*pathPair, error) {
+func setupHTTP(ctx context.Context, w *workspace, rev string) (*pathPair, error) {
 	p := &pathPair{transport: "http"}
-	upURL, err := directHTTP(ctx, w, p)
+	upURL, err := directHTTP(ctx, w, p, rev)
 	if err != nil {
 		return p, err
 	}
 	p.weftRoles.upstream = p.directRoles.upstream
-	return p, viaServe(ctx, w, p, "weft-http", entry{name: "bench", target: upURL})
+	return p, viaServe(ctx, w, p, "weft-http", rev, entry{name: "bench", target: upURL})
 }
 
 // setupServeStdio: the client calls an HTTP upstream directly, or calls
 // `weft serve`, which launches the upstream as its own stdio child — the
 // issue's headline comparison (a stdio server behind an HTTP face).
-func setupServeStdio(ctx context.Context, w *workspace) (*pathPair, error) {
+func setupServeStdio(ctx context.Context, w *workspace, rev string) (*pathPair, error) {
 	p := &pathPair{transport: transportServeStdio, upstreamExe: w.benchserver}
-	if _, err := directHTTP(ctx, w, p); err != nil {
+	if _, err := directHTTP(ctx, w, p, rev); err != nil {
 		return p, err
 	}
-	return p, viaServe(ctx, w, p, "weft-http-stdio", entry{name: "bench", target: w.benchserver})
+	return p, viaServe(ctx, w, p, "weft-http-stdio", rev, entry{name: "bench", target: w.benchserver})
 }
 
 // directHTTP starts an upstream serving Streamable HTTP and makes p's
-// direct path a session to it; it returns the upstream's URL.
-func directHTTP(ctx context.Context, w *workspace, p *pathPair) (string, error) {
+// direct path a session to it from a client asking for rev; it returns the
+// upstream's URL.
+func directHTTP(ctx context.Context, w *workspace, p *pathPair, rev string) (string, error) {
 	up, err := w.start("upstream-"+p.transport, w.benchserver, "--http", "127.0.0.1:0")
 	if err != nil {
 		return "", err
@@ -153,18 +190,18 @@ func directHTTP(ctx context.Context, w *workspace, p *pathPair) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	direct, err := connectHTTP(ctx, upURL)
+	direct, err := connectHTTPAs(ctx, upURL, rev)
 	if err != nil {
 		return "", err
 	}
 	p.closers = append(p.closers, closeSession(direct))
-	p.direct = echoCaller(direct, "echo")
+	p.direct, p.directRevision = echoCaller(direct, "echo"), negotiated(direct)
 	return upURL, nil
 }
 
 // viaServe starts `weft serve` with the one upstream and makes p's weft
-// path a session to its HTTP face.
-func viaServe(ctx context.Context, w *workspace, p *pathPair, name string, up entry) error {
+// path a session to its HTTP face from a client asking for rev.
+func viaServe(ctx context.Context, w *workspace, p *pathPair, name, rev string, up entry) error {
 	cfg := w.path(name + ".toml")
 	if err := writeConfig(cfg, []entry{up}); err != nil {
 		return err
@@ -175,10 +212,11 @@ func viaServe(ctx context.Context, w *workspace, p *pathPair, name string, up en
 	}
 	p.closers = append(p.closers, wp.stop)
 	p.weftRoles.gateway = wp.pid()
-	viaWeft, err := connectHTTP(ctx, weftURL)
+	viaWeft, err := connectHTTPAs(ctx, weftURL, rev)
 	if err != nil {
 		return err
 	}
+	p.revision = negotiated(viaWeft)
 	p.closers = append(p.closers, closeSession(viaWeft))
 	p.weft = echoCaller(viaWeft, "bench__echo")
 	return nil

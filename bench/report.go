@@ -49,16 +49,7 @@ type goal struct {
 func goals(r *result) []goal {
 	var out []goal
 	for _, o := range r.Overhead {
-		if o.Transport != "stdio" {
-			out = append(out, serveGoals(o)...)
-			continue
-		}
-		switch o.Concurrency {
-		case 64:
-			out = append(out, goal{o.Transport + " throughput c=64", "≥ 0.80× direct", fmt.Sprintf("%.2f×", o.Ratio), o.Ratio >= 0.8})
-		case 1:
-			out = append(out, goal{o.Transport + " added p50 c=1", "≤ 0.30 ms", fmt.Sprintf("%.3f ms", o.AddedP50MS), o.AddedP50MS <= 0.3})
-		}
+		out = append(out, overheadGoals(o)...)
 	}
 	for i, f := range r.Fanin {
 		if i == 0 {
@@ -82,6 +73,26 @@ func goals(r *result) []goal {
 	return out
 }
 
+// overheadGoals judges one overhead row; a default client's goals are
+// named as such, beside the pinned client's.
+func overheadGoals(o overheadRow) []goal {
+	var out []goal
+	switch {
+	case o.Transport != "stdio":
+		out = serveGoals(o)
+	case o.Concurrency == 64:
+		out = []goal{{o.Transport + " throughput c=64", "≥ 0.80× direct", fmt.Sprintf("%.2f×", o.Ratio), o.Ratio >= 0.8}}
+	case o.Concurrency == 1:
+		out = []goal{{o.Transport + " added p50 c=1", "≤ 0.30 ms", fmt.Sprintf("%.3f ms", o.AddedP50MS), o.AddedP50MS <= 0.3}}
+	}
+	if o.Client == clientDefault {
+		for i := range out {
+			out[i].Name += ", default client"
+		}
+	}
+	return out
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -99,9 +110,9 @@ func printReport(w io.Writer, r *result) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	if len(r.Overhead) > 0 {
-		fmt.Fprintln(tw, "\n1. call overhead (echo)\ttransport\tconc\tcalls\tfailed d/w\tdirect p50 ms\tweft p50 ms\tdirect p99 ms\tweft p99 ms\tdirect calls/s\tweft calls/s\tweft ÷ direct\tadded p50 ms\t")
+		fmt.Fprintln(tw, "\n1. call overhead (echo)\ttransport\tclient\trevision weft/direct\tconc\tcalls\tfailed d/w\tdirect p50 ms\tweft p50 ms\tdirect p99 ms\tweft p99 ms\tdirect calls/s\tweft calls/s\tweft ÷ direct\tadded p50 ms\t")
 		for _, o := range r.Overhead {
-			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\t%.2f×\t%.3f\t\n", o.Transport, o.Concurrency, o.Weft.Calls, o.Direct.Failed, o.Weft.Failed,
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\t%.2f×\t%.3f\t\n", o.Transport, o.Client, o.Revision+"/"+o.DirectRev, o.Concurrency, o.Weft.Calls, o.Direct.Failed, o.Weft.Failed,
 				o.Direct.P50MS, o.Weft.P50MS, o.Direct.P99MS, o.Weft.P99MS, o.Direct.CallsPerSec, o.Weft.CallsPerSec, o.Ratio, o.AddedP50MS)
 		}
 	}
@@ -153,10 +164,10 @@ func printCosts(tw io.Writer, rows []overheadRow) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(tw, "\n1b. cost per call (CPU µs)\ttransport\tconc\tdirect client\tdirect upstream\tweft client\tweft gateway\tweft upstream\tgateway RSS MB\tgateway peak MB\tupstream RSS MB\t")
+	fmt.Fprintln(tw, "\n1b. cost per call (CPU µs)\ttransport\tclient\tconc\tdirect client\tdirect upstream\tweft client\tweft gateway\tweft upstream\tgateway RSS MB\tgateway peak MB\tupstream RSS MB\t")
 	for _, o := range rows {
 		d, wc := o.DirectCost, o.WeftCost
-		fmt.Fprintf(tw, "\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t\n", o.Transport, o.Concurrency,
+		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t\n", o.Transport, o.Client, o.Concurrency,
 			d.ClientUS, d.UpstreamUS, wc.ClientUS, wc.GatewayUS, wc.UpstreamUS, wc.GatewayRSSMB, wc.GatewayPeakMB, wc.UpstreamRSSMB)
 	}
 }
@@ -175,7 +186,7 @@ func printGoals(w io.Writer, r *result) {
 	fmt.Fprintf(w, "\nprocesses left behind and killed: %d\n", r.Orphans)
 	for _, o := range r.Overhead {
 		for _, e := range o.Errors {
-			fmt.Fprintf(w, "overhead error (%s c=%d): %s\n", o.Transport, o.Concurrency, e)
+			fmt.Fprintf(w, "overhead error (%s %s c=%d): %s\n", o.Transport, o.Client, o.Concurrency, e)
 		}
 	}
 	for _, c := range r.Churn {

@@ -11,8 +11,10 @@ import (
 func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
 	r := &result{
 		Overhead: []overheadRow{
-			{Transport: "stdio", Concurrency: 1, AddedP50MS: 0.2},
-			{Transport: "stdio", Concurrency: 64, Ratio: 0.5},
+			{Transport: "stdio", Client: clientPinned, Concurrency: 1, AddedP50MS: 0.2},
+			{Transport: "stdio", Client: clientPinned, Concurrency: 64, Ratio: 0.5},
+			{Transport: "stdio", Client: clientDefault, Concurrency: 1, AddedP50MS: 0.4},
+			{Transport: "stdio", Client: clientDefault, Concurrency: 64, Ratio: 0.9},
 		},
 		Fanin: []faninRow{
 			{Label: "stdio", ActiveRatio: 1.5, RSSMB: 200},
@@ -21,13 +23,15 @@ func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
 		Churn: []churnRow{{Label: "quiet"}, {Label: "churn", Calls: stats{Failed: 1}}},
 	}
 	want := map[string]bool{
-		"stdio added p50 c=1":       true,
-		"stdio throughput c=64":     false,
-		"stdio start → all active":  true,
-		"stdio weft RSS":            false,
-		"http weft RSS":             true,
-		"tools/list of 10002 tools": false,
-		"churn failed calls":        false,
+		"stdio added p50 c=1":                   true,
+		"stdio throughput c=64":                 false,
+		"stdio added p50 c=1, default client":   false,
+		"stdio throughput c=64, default client": true,
+		"stdio start → all active":              true,
+		"stdio weft RSS":                        false,
+		"http weft RSS":                         true,
+		"tools/list of 10002 tools":             false,
+		"churn failed calls":                    false,
 	}
 	checkGoals(t, goals(r), want)
 }
@@ -53,14 +57,14 @@ func checkGoals(t *testing.T, got []goal, want map[string]bool) {
 
 func TestReportPrintsEveryScenarioAndFailedGoals(t *testing.T) {
 	r := &result{
-		Overhead: []overheadRow{{Transport: "http", Concurrency: 64, Ratio: 0.5, Errors: []string{"weft: boom"}}},
+		Overhead: []overheadRow{{Transport: "http", Client: clientDefault, Revision: "2026-07-28", DirectRev: "2025-11-25", Concurrency: 64, Ratio: 0.5, Errors: []string{"weft: boom"}}},
 		Churn:    []churnRow{{Label: "quiet"}},
 		Plans:    "see docs/guides/plans.md",
 	}
 	r.Goals = goals(r)
 	var b bytes.Buffer
 	printReport(&b, r)
-	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "calls/s c=64 ÷ direct-http, HTTP upstream", "NO", "1b. cost per call", "overhead error (http c=64): weft: boom"} {
+	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "calls/s c=64 ÷ direct-http, HTTP upstream, default client", "2026-07-28/2025-11-25", "NO", "1b. cost per call", "overhead error (http default c=64): weft: boom"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, b.String())
 		}

@@ -60,13 +60,14 @@ func benchClient() *mcp.Client {
 // connectStdio launches bin as a stdio MCP server and connects to it; the
 // child's stderr goes to the workspace log called name.
 func (w *workspace) connectStdio(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, error) {
-	cs, _, err := w.connectStdioPID(ctx, name, bin, args...)
+	cs, _, err := w.connectStdioPID(ctx, name, "", bin, args...)
 	return cs, err
 }
 
 // connectStdioPID is connectStdio that also returns the child's pid, whose
-// CPU and memory the overhead scenario reads.
-func (w *workspace) connectStdioPID(ctx context.Context, name, bin string, args ...string) (*mcp.ClientSession, int, error) {
+// CPU and memory the overhead scenario reads; rev pins the protocol
+// revision the client asks for ("" lets go-sdk pick, its newest first).
+func (w *workspace) connectStdioPID(ctx context.Context, name, rev, bin string, args ...string) (*mcp.ClientSession, int, error) {
 	cmd := w.command(bin, args...)
 	logf, err := w.logFile(name)
 	if err != nil {
@@ -74,7 +75,7 @@ func (w *workspace) connectStdioPID(ctx context.Context, name, bin string, args 
 	}
 	cmd.Stderr = logf // the child holds its own copy once started
 	defer logf.Close()
-	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, nil)
+	cs, err := benchClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopGrace}, sessionOptions(rev))
 	if err != nil {
 		return nil, 0, fmt.Errorf("connect to %s over stdio: %w (see %s.log in the bench directory)", name, err, name)
 	}
@@ -89,10 +90,24 @@ var httpTransport = &http.Transport{
 	IdleConnTimeout:     90 * time.Second,
 }
 
-// connectHTTP connects to a Streamable HTTP endpoint.
+// sessionOptions pins the revision a client asks for; "" is go-sdk's
+// default client, which tries its newest revision first.
+func sessionOptions(rev string) *mcp.ClientSessionOptions {
+	if rev == "" {
+		return nil
+	}
+	return &mcp.ClientSessionOptions{ProtocolVersion: rev}
+}
+
+// connectHTTP connects a default client to a Streamable HTTP endpoint.
 func connectHTTP(ctx context.Context, url string) (*mcp.ClientSession, error) {
+	return connectHTTPAs(ctx, url, "")
+}
+
+// connectHTTPAs is connectHTTP with the client asking for revision rev.
+func connectHTTPAs(ctx context.Context, url, rev string) (*mcp.ClientSession, error) {
 	t := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: httpTransport}}
-	cs, err := benchClient().Connect(ctx, t, nil)
+	cs, err := benchClient().Connect(ctx, t, sessionOptions(rev))
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
 	}
