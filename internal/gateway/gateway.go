@@ -66,6 +66,8 @@ type Gateway struct {
 	resources map[string][32]byte
 	templates map[string][32]byte
 
+	stdioSessions sync.Map // *mcp.ServerSession → true, for sessions serveIO runs
+
 	subMu   sync.Mutex
 	subs    map[string]map[*mcp.ServerSession]bool // URI → subscribed sessions; see subscribe.go
 	watched map[*mcp.ServerSession]bool            // sessions with subscriptions, watched until they end
@@ -214,7 +216,7 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return toolError(err)
 	}
-	ctx = hub.WithCaller(ctx, callerOf(req.Session))
+	ctx = hub.WithCaller(ctx, g.callerOf(req.Session))
 	res, err := g.forwardCall(ctx, req, meta)
 	if err != nil {
 		return toolError(err)

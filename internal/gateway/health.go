@@ -100,14 +100,15 @@ func (g *Gateway) notReady() []string {
 }
 
 // callerOf names the face, session and client of a request, for metrics
-// and the audit log. Only HTTP sessions have an id.
-func callerOf(ss *mcp.ServerSession) hub.Caller {
+// and the audit log. A stdio session is one serveIO recorded; every other
+// session came over HTTP (a stateless 2026-07-28 request's has no id).
+func (g *Gateway) callerOf(ss *mcp.ServerSession) hub.Caller {
 	c := hub.Caller{Face: "stdio"}
 	if ss == nil {
 		return c
 	}
-	if id := ss.ID(); id != "" {
-		c.Face, c.Session = "http", id
+	if _, stdio := g.stdioSessions.Load(ss); !stdio {
+		c.Face, c.Session = "http", ss.ID()
 	}
 	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 		c.Client = ip.ClientInfo.Name
@@ -120,7 +121,7 @@ func callerOf(ss *mcp.ServerSession) hub.Caller {
 func (g *Gateway) SessionsByFace() map[string]int {
 	out := map[string]int{}
 	for ss := range g.server.Sessions() {
-		out[callerOf(ss).Face]++
+		out[g.callerOf(ss).Face]++
 	}
 	return out
 }
@@ -129,7 +130,7 @@ func (g *Gateway) SessionsByFace() map[string]int {
 func (g *Gateway) SessionList() []hub.Caller {
 	var out []hub.Caller
 	for ss := range g.server.Sessions() {
-		out = append(out, callerOf(ss))
+		out = append(out, g.callerOf(ss))
 	}
 	return out
 }

@@ -121,9 +121,26 @@ func (g *Gateway) ServeStdio(ctx context.Context) error {
 // lines itself (stdio.go).
 func (g *Gateway) serveIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser, limit int) error {
 	w := &lockedWriter{w: out}
-	return g.server.Run(ctx, &mcp.IOTransport{
+	ss, err := g.server.Connect(ctx, &mcp.IOTransport{
 		Reader:        newStdinFilter(in, limit, w, g.quietLogger),
 		Writer:        w,
 		MaxLineLength: limit + 1, // lines are bounded (and refused) before the SDK sees them
-	})
+	}, nil)
+	if err != nil {
+		return err
+	}
+	// Recorded so that callerOf can tell this session from a stateless
+	// HTTP request's, which has no id either.
+	g.stdioSessions.Store(ss, true)
+	defer g.stdioSessions.Delete(ss)
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }

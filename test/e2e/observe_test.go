@@ -36,13 +36,21 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// connectToken is connect for a weft that wants a bearer token.
+// connectToken is connect for a weft that wants a bearer token. The client
+// speaks 2025-11-25, so it holds a session the sessions page and the audit
+// log can name (a 2026-07-28 client's requests are stateless).
 func connectToken(t *testing.T, url, token string) *mcp.ClientSession {
+	return connectTokenAs(t, url, token, "2025-11-25")
+}
+
+// connectTokenAs is connectToken with the client's protocol revision ("":
+// the go-sdk default, 2026-07-28).
+func connectTokenAs(t *testing.T, url, token, revision string) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-observe"}, nil).Connect(ctx, tr, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-observe"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}
@@ -123,7 +131,23 @@ func TestHealthMetricsAndAuditOnServe(t *testing.T) {
 		recs[0]["session"] == "" || recs[0]["outcome"] != "ok" || recs[0]["args_sha256"] == "" || recs[0]["args"] != nil {
 		t.Fatalf("audit log: %v, want the call with face, session, outcome and a digest only", recs)
 	}
-	if last := recs[len(recs)-1]; last["kind"] != "config_change" || last["change"].(map[string]any)["source"] != "reload" {
+	// A stateless (2026-07-28) request has no session but came over HTTP.
+	echo(t, connectTokenAs(t, s.url, observeToken, ""), "one__echo")
+	recs = testutil.ReadJSONLines(t, filepath.Join(e.home, "audit.jsonl"))
+	var stateless map[string]any
+	for _, r := range recs[1:] {
+		if r["kind"] == "tool_call" {
+			stateless = r
+		}
+	}
+	if stateless == nil || stateless["face"] != "http" || stateless["session"] != nil && stateless["session"] != "" {
+		t.Errorf("audit line of a stateless call: %v, want face http and no session", stateless)
+	}
+	if last := recs[len(recs)-1]; last["kind"] != "tool_call" {
+		t.Errorf("last audit line %v, want the stateless call", last)
+	}
+	last := recs[len(recs)-2]
+	if last["kind"] != "config_change" || last["change"].(map[string]any)["source"] != "reload" {
 		t.Errorf("last audit line %v, want the reload as a config change", last)
 	}
 	if st, _ := os.Stat(filepath.Join(e.home, "audit.jsonl")); st.Mode().Perm() != 0o600 {
