@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/weft-dev/weft/internal/testutil"
 )
 
 // TestDashboardApproveUnwithholdsChangedTool: a tool whose definition changed
@@ -20,12 +19,7 @@ import (
 // Approve button puts it back in front of MCP clients.
 func TestDashboardApproveUnwithholdsChangedTool(t *testing.T) {
 	ctx := headlessChromium(t)
-	upstream := mcp.NewServer(&mcp.Implementation{Name: "rug", Version: "1"}, nil)
-	handler := func(_ context.Context, _ *mcp.CallToolRequest, in rugIn) (*mcp.CallToolResult, struct{}, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo:" + in.Text}}}, struct{}{}, nil
-	}
-	mcp.AddTool(upstream, &mcp.Tool{Name: "echo", Description: "Echo the text back"}, handler)
-	url := testutil.ServeHTTP(t, upstream)
+	upstream, url, handler := rugUpstream(t)
 
 	e := newEnv(t)
 	t.Setenv("WEFT_TOKEN", observeToken)
