@@ -148,7 +148,7 @@ func (a *app) planShowCommand(f *planFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "show ID",
 		Short:   "Draw a plan: its steps, tools, dependencies and variables",
-		Example: "  weft plan show report\n  weft plan show report --format dot | dot -Tsvg > report.svg\n  weft plan show report --format mermaid",
+		Example: "  weft plan show report\n  weft plan show report --format dot | dot -Tsvg > report.svg\n  weft plan show report --format mermaid\n  weft plan show report --format svg > report.svg",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, p, err := f.load(args[0])
@@ -163,7 +163,7 @@ func (a *app) planShowCommand(f *planFlags) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "text, dot (Graphviz) or mermaid")
+	cmd.Flags().StringVar(&format, "format", "text", "text, dot (Graphviz), mermaid or svg (drawn by weft, no tools needed)")
 	return cmd
 }
 

@@ -12,16 +12,18 @@ const (
 	FormatMermaid = "mermaid" // Markdown renderers (GitHub, GitLab)
 )
 
-// WritePicture writes the plan's step graph as Graphviz DOT or Mermaid:
-// one node per step (title and tools), one edge per dependency.
+// WritePicture writes the plan's step graph as Graphviz DOT, Mermaid or
+// SVG: one node per step (title and tools), one edge per dependency.
 func WritePicture(w io.Writer, p *Plan, format string) error {
 	switch format {
 	case FormatDOT:
 		writeDOT(w, p)
 	case FormatMermaid:
 		writeMermaid(w, p)
+	case FormatSVG:
+		writeSVG(w, p)
 	default:
-		return fmt.Errorf("unknown picture format %q; use text, dot or mermaid", format)
+		return fmt.Errorf("unknown picture format %q; use text, dot, mermaid or svg", format)
 	}
 	return nil
 }

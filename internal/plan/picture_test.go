@@ -31,7 +31,7 @@ func TestWritePicture(t *testing.T) {
 			}
 		}
 	}
-	if err := WritePicture(&strings.Builder{}, p, "svg"); err == nil || !strings.Contains(err.Error(), "dot or mermaid") {
+	if err := WritePicture(&strings.Builder{}, p, "png"); err == nil || !strings.Contains(err.Error(), "mermaid or svg") {
 		t.Errorf("unknown format: %v", err)
 	}
 }

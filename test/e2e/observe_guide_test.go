@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,7 +87,8 @@ func TestObservabilityGuideCommands(t *testing.T) {
 		t.Error("curl -f on a weft that is not ready succeeded; probes would pass")
 	}
 
-	for _, cmd := range []string{"weft plan show report --format dot | dot -Tsvg > report.svg", "weft plan show report --format mermaid"} {
+	for _, cmd := range []string{"weft plan show report --format dot | dot -Tsvg > report.svg", "weft plan show report --format mermaid",
+		"weft plan show report --format svg > report.svg"} {
 		if !strings.Contains(guide, cmd) {
 			t.Fatalf("the guide no longer shows %q", cmd)
 		}
@@ -104,5 +106,10 @@ func TestObservabilityGuideCommands(t *testing.T) {
 	out, _, code = e.run("plan", "show", "report", "--format", "mermaid")
 	if code != 0 || !strings.HasPrefix(out, "flowchart LR\n") || !strings.Contains(out, "s2 --> s4") {
 		t.Fatalf("plan show --format mermaid: %d\n%s", code, out)
+	}
+	out, errOut, code = e.run("plan", "show", "report", "--format", "svg")
+	if code != 0 || xml.Unmarshal([]byte(out), new(struct{})) != nil || strings.Count(out, `<g class="step"`) != 4 ||
+		strings.Count(out, `<path class="edge"`) != 4 {
+		t.Fatalf("plan show --format svg: %d %s\n%s", code, errOut, out)
 	}
 }

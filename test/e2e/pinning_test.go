@@ -17,16 +17,26 @@ type rugIn struct {
 	Text string `json:"text"`
 }
 
-// TestRugPullWithholdsChangedToolUntilApproved: an upstream
-// that changes a tool's description after first sight has that tool
-// withheld (not listed, not callable) until `weft mcp approve`.
-func TestRugPullWithholdsChangedToolUntilApproved(t *testing.T) {
+// rugEcho is the echo tool of a rug-pull upstream.
+type rugEcho = mcp.ToolHandlerFor[rugIn, struct{}]
+
+// rugUpstream serves over HTTP a go-sdk server with one tool, echo; the
+// caller changes echo's definition later with mcp.AddTool(upstream, ..., echo).
+func rugUpstream(t *testing.T) (*mcp.Server, string, rugEcho) {
+	t.Helper()
 	upstream := mcp.NewServer(&mcp.Implementation{Name: "rug", Version: "1"}, nil)
 	echo := func(_ context.Context, _ *mcp.CallToolRequest, in rugIn) (*mcp.CallToolResult, struct{}, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo:" + in.Text}}}, struct{}{}, nil
 	}
 	mcp.AddTool(upstream, &mcp.Tool{Name: "echo", Description: "Echo the text back"}, echo)
-	url := testutil.ServeHTTP(t, upstream)
+	return upstream, testutil.ServeHTTP(t, upstream), echo
+}
+
+// TestRugPullWithholdsChangedToolUntilApproved: an upstream
+// that changes a tool's description after first sight has that tool
+// withheld (not listed, not callable) until `weft mcp approve`.
+func TestRugPullWithholdsChangedToolUntilApproved(t *testing.T) {
+	upstream, url, echo := rugUpstream(t)
 
 	e := newEnv(t)
 	if err := os.WriteFile(e.config, []byte("[tools.mcp_servers.rug]\ntarget = \""+url+"\"\n"), 0o600); err != nil {
