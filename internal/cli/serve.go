@@ -112,7 +112,8 @@ func (a *app) announceServers(d *daemon.Daemon) {
 }
 
 func (a *app) mcpServerCommand() *cobra.Command {
-	return &cobra.Command{
+	var settle time.Duration
+	cmd := &cobra.Command{
 		Use:   "mcp-server",
 		Short: "Serve the gateway over stdio, for an MCP client that launches weft",
 		Args:  cobra.NoArgs,
@@ -122,6 +123,13 @@ func (a *app) mcpServerCommand() *cobra.Command {
 				return err
 			}
 			defer stopDaemon(d)
+			if settle > 0 {
+				// A one-shot client (a delegated `claude -p`) lists tools once:
+				// let the first connection attempts finish, within the bound.
+				ctx, cancel := context.WithTimeout(cmd.Context(), settle)
+				d.Settle(ctx)
+				cancel()
+			}
 			err = d.Gateway().ServeStdio(cmd.Context())
 			if err != nil && cmd.Context().Err() == nil && !errors.Is(err, context.Canceled) {
 				return fmt.Errorf("stdio session: %w", err)
@@ -129,4 +137,6 @@ func (a *app) mcpServerCommand() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().DurationVar(&settle, "settle", 0, "before answering the client, wait up to this long for every server's first connection attempt (for clients that list tools only once); 0 answers at once")
+	return cmd
 }

@@ -44,6 +44,10 @@ func (c *claudeRun) args(mcpConfig string) []string {
 	return append(args, "--", c.req.Task)
 }
 
+// delegateSettle bounds how long the delegate's weft waits for its servers'
+// first connection attempts before it answers Claude Code.
+const delegateSettle = "15s"
+
 // writeMCPConfig writes the --mcp-config file registering weft itself, in a
 // private temp dir the caller removes.
 func (c *claudeRun) writeMCPConfig() (string, func(), error) {
@@ -52,7 +56,9 @@ func (c *claudeRun) writeMCPConfig() (string, func(), error) {
 		return "", nil, fmt.Errorf("create a temp dir for the delegate's MCP config: %w", err)
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
-	args := []string{"mcp-server"}
+	// --settle: claude -p lists weft's tools once, at its start, so the
+	// child weft lets its upstreams connect first (bounded).
+	args := []string{"mcp-server", "--settle", delegateSettle}
 	if c.cfg.WeftConfig != "" {
 		args = append(args, "--config", c.cfg.WeftConfig)
 	}

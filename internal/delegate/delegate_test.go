@@ -38,7 +38,7 @@ func TestRunClaudeRelaysStepsAndAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"done: -say hi", "depth=1", "mode=-rw-------", "--max-turns 3", "--allowedTools mcp__weft__*",
-		"--output-format stream-json --verbose", `"command":"/opt/weft"`, `"args":["mcp-server","--config","/etc/weft.toml"]`} {
+		"--output-format stream-json --verbose", `"command":"/opt/weft"`, `"args":["mcp-server","--settle","15s","--config","/etc/weft.toml"]`} {
 		if !strings.Contains(res.Answer, want) {
 			t.Errorf("answer lacks %q:\n%s", want, res.Answer)
 		}
