@@ -182,11 +182,6 @@ func waitListed(ctx context.Context, base string, servers, tools int) error {
 	}
 }
 
-// waitActive polls the admin status until want servers are active.
-func waitActive(ctx context.Context, base string, want int) error {
-	return waitListed(ctx, base, want, 0)
-}
-
 // listTools lists every tool, following pagination, and says how many.
 func listTools(ctx context.Context, cs *mcp.ClientSession) (int, error) {
 	n := 0

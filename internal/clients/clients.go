@@ -93,9 +93,6 @@ func Lookup(name string) (Client, error) {
 	return Client{}, fmt.Errorf("%w %q; use one of %s", ErrUnknownClient, name, strings.Join(Names(), ", "))
 }
 
-// Scopes lists the scopes the client supports, its default first.
-func (c Client) Scopes() []string { return slices.Clone(c.scopes) }
-
 // Scope checks scope against the client; "" means its default.
 func (c Client) Scope(scope string) (string, error) {
 	if scope == "" {
