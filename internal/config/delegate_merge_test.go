@@ -57,3 +57,18 @@ func TestDelegationMergeFieldByField(t *testing.T) {
 		t.Errorf("Merge changed its receiver: model %q", global.Model)
 	}
 }
+
+// The delegation example of docs/guides/configuration.md loads and means
+// what the guide says; the rest keeps its defaults.
+func TestConfigurationGuideDelegationExample(t *testing.T) {
+	block := guideExample(t, "## Delegation:")
+	cfg, err := Load(writeFile(t, filepath.Join(isolate(t), "weft.toml"), block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultDelegation()
+	want.Model, want.ExcludedTools, want.MaxTokens = "sonnet", []string{"Bash", "Write"}, 8192
+	if !reflect.DeepEqual(cfg.Delegation, want) {
+		t.Errorf("the guide's [delegation] loads as %+v\nwant %+v", cfg.Delegation, want)
+	}
+}
