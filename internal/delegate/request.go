@@ -1,35 +1,33 @@
 package delegate
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
-// withDefaults fills the zero fields of req from the Runner's Config.
+// withDefaults fills the zero fields of req from the Runner's Config. An
+// empty but non-nil ExcludedTools is kept: it clears the Runner's list.
 func (r *Runner) withDefaults(req Request) Request {
 	c := &r.cfg
-	if len(req.AllowedTools) == 0 {
-		req.AllowedTools = c.AllowedTools
-	}
-	if req.MaxTurns <= 0 {
-		req.MaxTurns = c.MaxTurns
-	}
-	if req.Command == "" {
-		req.Command = c.Command
-	}
-	if len(req.Chain) == 0 {
-		req.Chain = c.Chain
-	}
-	if req.Timeout <= 0 {
-		req.Timeout = c.Timeout
-	}
-	if req.Model == "" {
-		req.Model = c.Model
-	}
+	req.Command = cmp.Or(req.Command, c.Command)
+	req.Model = cmp.Or(req.Model, c.Model)
+	req.MaxTurns = cmp.Or(max(req.MaxTurns, 0), c.MaxTurns)
+	req.MaxTokens = cmp.Or(max(req.MaxTokens, 0), c.MaxTokens)
+	req.Timeout = cmp.Or(max(req.Timeout, 0), c.Timeout)
+	req.AllowedTools = orList(req.AllowedTools, c.AllowedTools)
+	req.Chain = orList(req.Chain, c.Chain)
 	if req.ExcludedTools == nil {
 		req.ExcludedTools = c.ExcludedTools
 	}
-	if req.MaxTokens <= 0 {
-		req.MaxTokens = c.MaxTokens
-	}
 	return req
+}
+
+// orList is list, or def when list is empty.
+func orList(list, def []string) []string {
+	if len(list) == 0 {
+		return def
+	}
+	return list
 }
 
 // checkChain refuses a fallback chain naming an unknown delegate.
