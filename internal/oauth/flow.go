@@ -119,7 +119,7 @@ func (h *handler) saveLogin(c *oauth2.Config, tok *oauth2.Token) error {
 		issuer = origin(c.Endpoint.AuthURL)
 	}
 	rec := &Record{
-		Server:      h.name,
+		Server:      h.key,
 		Issuer:      issuer,
 		Resource:    h.resource,
 		ClientID:    c.ClientID,
@@ -200,7 +200,7 @@ func (t resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 // revoked says whether that happened). A client_credentials server has no
 // stored login: its token lives in memory only.
 func (m *Manager) Logout(ctx context.Context, cfg *config.Server) (had, revoked bool, err error) {
-	server := cfg.Name
+	server := m.keyFor(cfg)
 	rec, err := m.store.Load(server)
 	if err != nil || rec == nil {
 		return false, false, err

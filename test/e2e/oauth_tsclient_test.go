@@ -5,15 +5,11 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/weft-dev/weft/internal/testutil"
 )
 
 // TestFaceTypeScriptOAuthClient logs the official TypeScript SDK's OAuth
@@ -23,17 +19,7 @@ import (
 // authorization-code flow with PKCE, and its tool call goes through weft.
 func TestFaceTypeScriptOAuthClient(t *testing.T) {
 	node := npmBin(t, "node")
-	e := newEnv(t)
-	e.listen = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	face := "http://" + e.listen + "/mcp"
-	issuer := authServer(t, face, 300)
-	block := markedBlock(t, "security.md", "face auth config")
-	block = strings.Replace(block, "https://auth.example.com", issuer, 1)
-	block = strings.Replace(block, "http://127.0.0.1:7777/mcp", face, 1)
-	cfg := block + fmt.Sprintf("\n[tools.mcp_servers.fake]\ntarget = %q\n", testutil.FakeServerBinary(t))
-	if err := os.WriteFile(e.config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e, _, _ := guardedWeft(t)
 	s := e.serve()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
