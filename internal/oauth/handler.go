@@ -103,6 +103,7 @@ func (m *Manager) Handler(cfg *config.Server) auth.OAuthHandler {
 	if h.opts == nil {
 		h.opts = &config.OAuth{}
 	}
+	h.methods.preregistered = h.opts.ClientID != ""
 	return h
 }
 
@@ -118,6 +119,7 @@ type handler struct {
 	opts     *config.OAuth
 	resource string
 	issuer   string // from the authorization response, when the server sends it
+	methods  authMethods
 
 	mu    sync.Mutex
 	stamp string // store stamp rec was read at
