@@ -89,7 +89,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	if d.obs, err = newObservability(context.Background(), cfg, opts.Version, redact, &src); err != nil {
 		return nil, err
 	}
-	hopts.Observer = d.obs.observer()
+	hopts.Observer = hub.Observers{userStamp{}, d.obs.observer()}
 	d.users = d.newUserPool(cfg, hopts)
 	hopts.Instance = d.users.Instance
 	d.hub = hub.New(hopts)

@@ -331,3 +331,16 @@ func (d *Daemon) newUserPool(cfg *config.Config, hopts hub.Options) *userPool {
 	p.authOn = func() bool { return d.Config().Gateway.Auth != nil }
 	return p
 }
+
+// userStamp is the first observer of every call: it names the signed-in
+// user in the call's record, for the audit log and the dashboard.
+type userStamp struct{}
+
+func (userStamp) CallStarted(ctx context.Context, c *hub.Call) context.Context {
+	c.Caller.User = userFrom(ctx)
+	return ctx
+}
+
+func (userStamp) CallEnded(context.Context, *hub.Call) {}
+
+func (userStamp) ServerChanged(hub.ServerEvent) {}

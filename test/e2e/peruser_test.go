@@ -129,6 +129,7 @@ func TestPerUserCredentials(t *testing.T) {
 		}
 		block = strings.ReplaceAll(block, old, repl)
 	}
+	block += "\n[audit]\nfile = \"audit.jsonl\"\nlog_arguments = true\n"
 	if err := os.WriteFile(e.config, []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +244,17 @@ func TestPerUserCredentials(t *testing.T) {
 		}
 	}
 	checkTokenFileModes(t, filepath.Join(e.home))
+	audit, _ := os.ReadFile(filepath.Join(filepath.Dir(e.config), "audit.jsonl"))
+	for _, user := range []string{"alice", "bob", "carol", "dave"} {
+		if !strings.Contains(string(audit), `"user":"`+user+`"`) {
+			t.Errorf("the audit log names no call by %s", user)
+		}
+	}
+	for user, secret := range secrets {
+		if strings.Contains(string(audit), secret) {
+			t.Errorf("%s's secret shows in the audit log", user)
+		}
+	}
 	e.shell(t, secretLines[2])
 	if out := e.shell(t, secretLines[1]); strings.TrimSpace(out) != "" {
 		t.Errorf("mcp secret list after unset: %q", out)
