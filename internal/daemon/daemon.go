@@ -195,8 +195,14 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 	d.cfgMu.Lock()
 	d.cfg, d.hash = cfg, hash
 	d.cfgMu.Unlock()
+	d.maskSecrets(cfg)
+}
+
+// maskSecrets keeps the log's masking in step with cfg's secret values and
+// the users' secrets their per-user instances were started with.
+func (d *Daemon) maskSecrets(cfg *config.Config) {
 	if d.opts.Secrets != nil {
-		d.opts.Secrets.Set(policy.SecretValues(cfg, os.Getenv))
+		d.opts.Secrets.Set(append(policy.SecretValues(cfg, os.Getenv), d.users.secretValues()...))
 	}
 }
 

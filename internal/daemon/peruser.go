@@ -89,10 +89,15 @@ type userPool struct {
 	dial    func(context.Context, *config.Server, upstream.Options) (*upstream.Conn, error)
 	now     func() time.Time
 
+	// onSecrets is called after an instance started with secrets not seen
+	// before, so that the log masks them (Daemon.maskSecrets).
+	onSecrets func()
+
 	mu      sync.Mutex
 	insts   map[userKey]*userInstance
 	closed  bool
-	reaping bool // the reaper runs
+	reaping bool                // the reaper runs
+	secrets map[string]struct{} // every user secret an instance got
 
 	stop chan struct{}
 	wg   sync.WaitGroup // the reaper
@@ -226,7 +231,7 @@ func (p *userPool) closeInstance(inst *userInstance) {
 // own login.
 func (p *userPool) start(ctx context.Context, cfg *config.Server, user string) (*upstream.Conn, error) {
 	opts := p.opts
-	opts.Logger = p.logger.With("server", cfg.Name, "user", user)
+	opts.Logger = p.logger.With("user", user)
 	if cfg.Transport() == config.TransportStdio {
 		if p.logins != nil {
 			secrets, err := p.logins.Secrets(cfg.Name, user)
@@ -239,6 +244,7 @@ func (p *userPool) start(ctx context.Context, cfg *config.Server, user string) (
 			}
 			maps.Copy(env, secrets)
 			opts.ExtraEnv = env
+			p.noteSecrets(secrets)
 		}
 	} else {
 		if p.logins == nil {
@@ -255,6 +261,39 @@ func (p *userPool) start(ctx context.Context, cfg *config.Server, user string) (
 	}
 	p.logger.Info("per-user instance started", "server", cfg.Name, "user", user)
 	return conn, nil
+}
+
+// noteSecrets remembers secret values for the log's masking, before the
+// child that gets them can print them.
+func (p *userPool) noteSecrets(secrets map[string]string) {
+	p.mu.Lock()
+	fresh := false
+	for _, v := range secrets {
+		if _, ok := p.secrets[v]; !ok {
+			if p.secrets == nil {
+				p.secrets = map[string]struct{}{}
+			}
+			p.secrets[v], fresh = struct{}{}, true
+		}
+	}
+	p.mu.Unlock()
+	if fresh && p.onSecrets != nil {
+		p.onSecrets()
+	}
+}
+
+// secretValues lists the user secrets instances were started with.
+func (p *userPool) secretValues() []string {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.secrets))
+	for v := range p.secrets {
+		out = append(out, v)
+	}
+	return out
 }
 
 // reap stops instances idle past their server's idle_timeout, and those of
@@ -329,6 +368,7 @@ func (d *Daemon) newUserPool(cfg *config.Config, hopts hub.Options) *userPool {
 	p := newUserPool(hopts.Upstream, logins, d.logger)
 	p.servers = func(name string) (*config.Server, bool) { return d.hub.Config(name) }
 	p.authOn = func() bool { return d.Config().Gateway.Auth != nil }
+	p.onSecrets = func() { d.maskSecrets(d.Config()) }
 	return p
 }
 

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -121,7 +123,7 @@ func TestPerUserCredentials(t *testing.T) {
 	for _, r := range [][2]string{
 		{"https://auth.example.com", face.url}, {"http://127.0.0.1:7777/mcp", faceURL}, {"https://mcp.example.com/mcp", upURL},
 		{"/usr/local/bin/team-server", testutil.GoBinary(t, "github.com/weft-dev/weft/testdata/envserver", "envserver")},
-		{`idle_timeout = "15m"`, `idle_timeout = "2s"`},
+		{`idle_timeout = "15m"`, `idle_timeout = "2s"` + "\nenv = { ENVSERVER_PRINT = \"TEAM_TOKEN\" }"},
 	} {
 		old, repl := r[0], r[1]
 		if !strings.Contains(block, old) {
@@ -242,6 +244,10 @@ func TestPerUserCredentials(t *testing.T) {
 				t.Errorf("%s's secret or token shows in %s", user, where)
 			}
 		}
+	}
+	// The variable's name is masked too: it is a value in weft.toml's env.
+	if !regexp.MustCompile(`user=alice.*line="` + regexp.QuoteMeta(config.RedactedValue+"="+config.RedactedValue) + `"`).MatchString(s.stderr.String()) {
+		t.Errorf("the log lacks the users' instances printing their secret, masked:\n%s", s.stderr.String())
 	}
 	checkTokenFileModes(t, filepath.Join(e.home))
 	audit, _ := os.ReadFile(filepath.Join(filepath.Dir(e.config), "audit.jsonl"))

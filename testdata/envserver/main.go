@@ -1,6 +1,7 @@
 // Command envserver is a stdio MCP server for weft's per-user tests: its
 // one tool reports an environment variable it was started with, and its
-// process id, so a test can tell which instance answered.
+// process id, so a test can tell which instance answered. With
+// ENVSERVER_PRINT=NAME it prints that variable to stderr at start.
 package main
 
 import (
@@ -17,6 +18,10 @@ type getenvIn struct {
 }
 
 func main() {
+	if name := os.Getenv("ENVSERVER_PRINT"); name != "" {
+		// As a careless server would: the variable's value on stderr.
+		fmt.Fprintf(os.Stderr, "%s=%s\n", name, os.Getenv(name))
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "envserver", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "getenv", Description: "Report an environment variable and the process id"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in getenvIn) (*mcp.CallToolResult, any, error) {
