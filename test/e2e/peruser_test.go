@@ -165,8 +165,11 @@ func TestPerUserCredentials(t *testing.T) {
 	s := e.serve()
 	pid := s.cmd.Process.Pid
 	seen := map[string]string{}
+	// alice's client speaks 2025-11-25 (a session), bob's 2026-07-28
+	// (stateless requests): each request carries its user.
+	revision := map[string]string{"alice": "2025-11-25", "bob": ""}
 	for _, user := range []string{"alice", "bob"} {
-		cs := connectToken(t, s.url, face.token(t, faceURL, user))
+		cs := connectTokenAs(t, s.url, face.token(t, faceURL, user), revision[user])
 		text, ok := userCall(t, cs, "github__token", nil)
 		want := "token " + jtiOf(t, e.storedLogin("github@"+user).AccessToken)
 		if !ok || text != want {
