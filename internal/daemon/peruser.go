@@ -135,15 +135,15 @@ func (p *userPool) Instance(ctx context.Context, server string) (*upstream.Conn,
 	select {
 	case <-inst.ready:
 	case <-ctx.Done():
-		p.leave(key, inst)
+		p.leave(inst)
 		return nil, nil, ctx.Err()
 	}
 	if inst.err != nil {
-		p.leave(key, inst)
+		p.leave(inst)
 		p.forget(key, inst)
 		return nil, nil, inst.err
 	}
-	return inst.conn, func() { p.leave(key, inst) }, nil
+	return inst.conn, func() { p.leave(inst) }, nil
 }
 
 // enter returns the user's instance of the server, counting a call on it;
@@ -187,7 +187,7 @@ func isReady(inst *userInstance) bool {
 }
 
 // leave ends one call on inst; a retired instance closes after its last.
-func (p *userPool) leave(_ userKey, inst *userInstance) {
+func (p *userPool) leave(inst *userInstance) {
 	p.mu.Lock()
 	inst.inflight--
 	inst.used = p.now()
