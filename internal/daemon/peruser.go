@@ -329,13 +329,6 @@ func (p *userPool) reapOnce() {
 	}
 }
 
-// Running counts the per-user instances started and not yet stopped.
-func (p *userPool) Running() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.insts)
-}
-
 // Close stops the reaper and every instance, waiting for them.
 func (p *userPool) Close() {
 	p.mu.Lock()

@@ -77,7 +77,7 @@ func TestUserPoolGivesEachUserTheirOwnInstance(t *testing.T) {
 	if again := tp.call(t, "alice"); again != alice {
 		t.Error("alice's second call started another instance")
 	}
-	if n := tp.Running(); n != 2 {
+	if n := tp.running(); n != 2 {
 		t.Errorf("%d instances running, want 2", n)
 	}
 	tp.Close()
@@ -122,7 +122,7 @@ func TestUserPoolStopsIdleAndChangedInstances(t *testing.T) {
 	tp.now = tp.now.Add(59 * time.Second)
 	tp.mu.Unlock()
 	tp.reapOnce()
-	if tp.Running() != 1 {
+	if tp.running() != 1 {
 		t.Fatal("an instance was stopped before idle_timeout")
 	}
 	tp.mu.Lock()
@@ -130,7 +130,14 @@ func TestUserPoolStopsIdleAndChangedInstances(t *testing.T) {
 	tp.mu.Unlock()
 	tp.reapOnce()
 	tp.bg.Wait()
-	if tp.Running() != 0 || !second.Broken() {
+	if tp.running() != 0 || !second.Broken() {
 		t.Error("an instance idle past idle_timeout still runs")
 	}
+}
+
+// running counts the per-user instances started and not yet stopped.
+func (tp *testPool) running() int {
+	tp.userPool.mu.Lock()
+	defer tp.userPool.mu.Unlock()
+	return len(tp.insts)
 }
