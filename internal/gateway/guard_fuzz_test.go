@@ -95,17 +95,8 @@ func tokenizerCheck(body []byte) *Refusal {
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return &Refusal{jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted; send one message per request"}
 	}
-	key, dup, err := scanKeys(json.NewDecoder(bytes.NewReader(body)), 0)
-	switch {
-	case err == errTooDeep:
-		return tooDeep()
-	case err != nil:
-		return &Refusal{jsonrpc.CodeParseError, "message is not valid JSON"}
-	case dup:
-		return ambiguous(key)
-	}
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return notObject()
+	if r := checkTokens(body, trimmed); r != nil {
+		return r
 	}
 	var head struct {
 		ID json.RawMessage `json:"id"`

@@ -48,7 +48,13 @@ func checkMessage(body []byte) *Refusal {
 	if json.Valid(body) {
 		return checkValid(body, trimmed)
 	}
-	// Not valid JSON: the tokenizer finds which fault comes first.
+	return checkTokens(body, trimmed)
+}
+
+// checkTokens is the check of a body that is not valid JSON: the tokenizer
+// finds which fault comes first. A body with bytes after its object passes;
+// the SDK refuses it.
+func checkTokens(body, trimmed []byte) *Refusal {
 	key, dup, err := scanKeys(json.NewDecoder(bytes.NewReader(body)), 0)
 	switch {
 	case err == errTooDeep:
@@ -58,10 +64,10 @@ func checkMessage(body []byte) *Refusal {
 	case dup:
 		return ambiguous(key)
 	}
-	if trimmed[0] != '{' {
+	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return notObject()
 	}
-	return nil // trailing bytes after the object: the SDK refuses it
+	return nil
 }
 
 // checkValid is checkMessage for a body that is valid JSON, in one walk.
