@@ -22,6 +22,17 @@ type Peer interface {
 	Log(ctx context.Context, p *mcp.LoggingMessageParams) error
 }
 
+// Ephemeral is implemented by a Peer whose session ends with the request
+// that made the call (a stateless HTTP request's): nothing reaches it after
+// the result, so the router forgets such a call at once instead of keeping
+// it, and the session it holds, for progressGrace.
+type Ephemeral interface{ Ephemeral() bool }
+
+func ephemeral(p Peer) bool {
+	e, ok := p.(Ephemeral)
+	return ok && e.Ephemeral()
+}
+
 // ErrNoPeer is returned to an upstream that asks for sampling, elicitation or
 // roots while no client is waiting on it.
 var ErrNoPeer = errors.New("no client is waiting on this server")
@@ -87,9 +98,13 @@ func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		c.done = true
-		// Notifications sent just before the result may be handled after
-		// it: keep the token mapping a little longer.
-		r.retired = append(r.retired, retired{id, time.Now()})
+		if ephemeral(peer) {
+			delete(r.calls, id)
+		} else {
+			// Notifications sent just before the result may be handled
+			// after it: keep the token mapping a little longer.
+			r.retired = append(r.retired, retired{id, time.Now()})
+		}
 		for i, v := range r.recent {
 			if v == id {
 				r.recent = append(r.recent[:i], r.recent[i+1:]...)

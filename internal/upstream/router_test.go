@@ -48,3 +48,21 @@ func TestRouterRetiredQueueStaysBounded(t *testing.T) {
 		}
 	})
 }
+
+type ephemeralPeer struct{ Peer }
+
+func (ephemeralPeer) Ephemeral() bool { return true }
+
+// TestRouterForgetsEphemeralPeersCallsAtOnce checks that a call made for a
+// peer whose session ends with its request is not kept after its result.
+func TestRouterForgetsEphemeralPeersCallsAtOnce(t *testing.T) {
+	r := newRouter()
+	id, done := r.begin(context.Background(), ephemeralPeer{}, "tok")
+	if _, ok := r.byToken(id); !ok {
+		t.Fatal("call in flight not mapped")
+	}
+	done()
+	if _, ok := r.byToken(id); ok || len(r.calls) != 0 || len(r.retired) != 0 {
+		t.Fatalf("ephemeral peer's call kept after its result (%d calls, %d retired)", len(r.calls), len(r.retired))
+	}
+}
