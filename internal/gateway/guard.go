@@ -148,7 +148,7 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time
 	// the deadline is lifted again so that a response stream is not cut.
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(timeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit)
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -165,4 +165,16 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return true
+}
+
+// readBody reads a whole body into one buffer of its declared size, where
+// io.ReadAll would grow one step by step.
+func readBody(r io.Reader, size, limit int64) ([]byte, error) {
+	if size <= 0 || size > limit {
+		return io.ReadAll(r)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead) // ReadFrom wants MinRead free to see EOF
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
