@@ -360,9 +360,8 @@ func (c *Config) agentServer(agent, name string, own *Server) (*AgentServer, err
 	if !s.IsEnabled() {
 		return nil, nil
 	}
-	u := &AgentServer{Instance: name, Namespace: s.Namespace()}
+	u := &AgentServer{Instance: name, Namespace: s.Namespace(), AllowedTools: own.AllowedTools, DeniedTools: own.DeniedTools}
 	if g, ok := c.Servers[name]; ok && launchFingerprint(g) == launchFingerprint(s) {
-		u.AllowedTools, u.DeniedTools = own.AllowedTools, own.DeniedTools
 		return u, nil
 	}
 	inst := s.Clone()

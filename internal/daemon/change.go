@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -129,10 +131,11 @@ func (c change) result() hub.ApplyResult {
 func (d *Daemon) diff(next *config.Config) change {
 	c := change{old: map[string]*config.Server{}}
 	running := map[string]bool{}
+	servers := next.HubServers()
 	for _, name := range d.hub.Names() {
 		running[name] = true
 		cur, _ := d.hub.Config(name)
-		want, ok := next.Servers[name]
+		want, ok := servers[name]
 		switch {
 		case !ok || !want.IsEnabled():
 			c.remove = append(c.remove, name)
@@ -143,8 +146,8 @@ func (d *Daemon) diff(next *config.Config) change {
 			c.unchanged = append(c.unchanged, name)
 		}
 	}
-	for _, name := range next.Names() {
-		if s := next.Servers[name]; s.IsEnabled() && !running[name] {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		if s := servers[name]; s.IsEnabled() && !running[name] {
 			c.add = append(c.add, s)
 		}
 	}

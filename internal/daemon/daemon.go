@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/audit"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
@@ -47,6 +48,8 @@ type Daemon struct {
 	gw   *gateway.Gateway
 	pins *policy.Pins
 	del  *delegator
+	// agents are the agents' MCP faces (agents.go).
+	agents *agentFaces
 	obs  *observability // metrics, audit log, traces, dashboard (observe.go)
 
 	// changeMu serialises Change in this process; the config file's lock
@@ -94,13 +97,17 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	d.del = &delegator{d: d, cfg: cfg}
 	health, routes := d.obs.gatewayOptions(cfg)
 	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}))
-	d.gw = gateway.New(d.hub, gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
+	faceOpts := gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
 		Manage:          gateway.ManageOptions{Manager: d, ApprovalTimeout: opts.ApprovalTimeout},
 		Delegation:      gateway.DelegationOptions{Depth: d.depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Delegate:        d.obs.delegator(d.del),
 		Login:           d.loginThroughClient(),
-		Health:          health, Routes: routes, Middleware: d.obs.middleware()})
+		Health:          health, Routes: routes, Middleware: d.obs.middleware(),
+		View: agentview.Everything(cfg.Gateway.Separator, cfg.Limits.MaxTools)}
+	d.agents = newAgentFaces(d.hub, faceOpts)
+	faceOpts.Agents = d.agents
+	d.gw = gateway.New(d.hub, faceOpts)
 	d.obs.sources, d.obs.sessionList = d.gw.SessionsByFace, d.gw.SessionList
 	d.setConfig(cfg, "")
 	return d, nil
@@ -112,7 +119,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 // others); Settle waits for the first attempts. Unless Options.NoWatch, it
 // starts watching the config file for outside edits.
 func (d *Daemon) Start(ctx context.Context) error {
-	d.hub.Start(d.Config().Servers)
+	d.hub.Start(d.Config().HubServers())
 	d.obs.applied.Store(true)
 	if d.opts.NoWatch {
 		return nil
@@ -190,6 +197,7 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 	d.cfgMu.Lock()
 	d.cfg, d.hash = cfg, hash
 	d.cfgMu.Unlock()
+	d.agents.apply(cfg)
 	if d.opts.Secrets != nil {
 		d.opts.Secrets.Set(policy.SecretValues(cfg, os.Getenv))
 	}

@@ -71,7 +71,7 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 			refuse(w, fmt.Sprintf("weft: cross-origin request refused: Origin %q is not this weft", origin), http.StatusForbidden)
 			return
 		}
-		if !ownAuth(r) && !tokenOK(r, o.Token) {
+		if !ownAuth(r) && !agentAuthed(r) && !tokenOK(r, o.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="weft"`)
 			refuse(w, "weft: missing or wrong bearer token (Authorization: Bearer …)", http.StatusUnauthorized)
 			return

@@ -33,14 +33,19 @@ func (g *Gateway) Handler() http.Handler { return g.HandlerWith(g.opts.HTTP) }
 func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
 	mux := http.NewServeMux()
-	opts := &mcp.StreamableHTTPOptions{
-		Logger:                g.quietLogger,
-		SessionTimeout:        o.SessionIdleTimeout,
-		CrossOriginProtection: http.NewCrossOriginProtection(),
-		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
+	if g.opts.Agents != nil {
+		agents := g.serveAgents(o) // agentfaces.go
+		mux.Handle(AgentsPrefix+"{agent}"+Endpoint, agents)
+		mux.Handle(Endpoint, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if g.opts.Agents.Default() == "" {
+				g.mcpHandler(o).ServeHTTP(w, r)
+				return
+			}
+			agents.ServeHTTP(w, r)
+		}))
+	} else {
+		mux.Handle(Endpoint, g.newMCPHandler(o))
 	}
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
-	mux.Handle(Endpoint, g.byRevision(capSessions(g.server, o.MaxSessions, mcpHandler), opts))
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
@@ -60,7 +65,22 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 			authed.ServeHTTP(w, r)
 		})
 	}
+	if g.opts.Agents != nil {
+		return agentTokens(guard(mux, o), g.opts.Agents, o.Token)
+	}
 	return guard(mux, o)
+}
+
+// newMCPHandler is the face's Streamable HTTP endpoint with o's limits.
+func (g *Gateway) newMCPHandler(o HTTPOptions) http.Handler {
+	opts := &mcp.StreamableHTTPOptions{
+		Logger:                g.quietLogger,
+		SessionTimeout:        o.SessionIdleTimeout,
+		CrossOriginProtection: http.NewCrossOriginProtection(),
+		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
+	return g.byRevision(capSessions(g.server, o.MaxSessions, h), opts)
 }
 
 // Status is the admin endpoint's answer.
