@@ -50,7 +50,7 @@ type Daemon struct {
 	del  *delegator
 	// agents are the agents' MCP faces (agents.go).
 	agents *agentFaces
-	obs  *observability // metrics, audit log, traces, dashboard (observe.go)
+	obs    *observability // metrics, audit log, traces, dashboard (observe.go)
 
 	// changeMu serialises Change in this process; the config file's lock
 	// serialises it across processes. Lock order: changeMu, then the file

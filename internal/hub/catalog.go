@@ -139,7 +139,9 @@ func SearchTools(tools []*Tool, query string, limit int) []*Tool {
 
 // ToolAllowed applies allowed/denied glob patterns to a tool name: a
 // denied match always hides; a non-empty allow list hides everything else.
-func ToolAllowed(name string, allowed, denied []string) bool { return toolAllowed(name, allowed, denied) }
+func ToolAllowed(name string, allowed, denied []string) bool {
+	return toolAllowed(name, allowed, denied)
+}
 
 func toolAllowed(name string, allowed, denied []string) bool {
 	for _, p := range denied {
