@@ -8,6 +8,8 @@ package agentview
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -337,4 +339,33 @@ func (v *View) ServerSeen(name string) (string, bool) {
 		return "", false
 	}
 	return seenServer(u, name), true
+}
+
+// Servers lists the names the view shows its servers under, sorted; for
+// the view of everything, hubNames without separate instances.
+func (v *View) Servers(hubNames []string) []string {
+	seen := map[string]bool{}
+	if v.servers == nil {
+		for _, n := range hubNames {
+			if _, _, inst := config.SplitInstance(n); !inst {
+				seen[n] = true
+			}
+		}
+	}
+	for inst, u := range v.servers {
+		seen[seenServer(u, inst)] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// Offered counts the tools the view's servers offer in cat, before the
+// view's own filters: what a listing shows as the total.
+func (v *View) Offered(cat *hub.Catalog) int {
+	n := 0
+	for _, t := range cat.Tools {
+		if _, ok := v.server(t.Server); ok {
+			n++
+		}
+	}
+	return n
 }

@@ -108,6 +108,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.planCommand())
 	root.AddCommand(a.delegateCommand())
 	root.AddCommand(a.clientCommand(), a.versionCommand())
+	root.AddCommand(a.agentsCommand()) // agents.go
 	requireKnownSubcommands(root)
 	return root
 }

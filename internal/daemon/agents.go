@@ -91,6 +91,13 @@ func sameView(x, y *config.AgentSpec) bool {
 	return true
 }
 
+// Names implements gateway.Agents.
+func (a *agentFaces) Names() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Sorted(maps.Keys(a.specs))
+}
+
 // Face implements gateway.Agents.
 func (a *agentFaces) Face(name string) (*gateway.Gateway, bool) {
 	a.mu.Lock()

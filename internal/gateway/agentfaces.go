@@ -19,6 +19,8 @@ func AgentPath(name string) string { return AgentsPrefix + name + Endpoint }
 // Agents gives the HTTP face the faces of the configured agents; the
 // daemon implements it, so that a config reload changes them.
 type Agents interface {
+	// Names lists the configured agents, sorted.
+	Names() []string
 	// Face returns the face of the named agent; ok is false when no such
 	// agent is configured.
 	Face(name string) (g *Gateway, ok bool)

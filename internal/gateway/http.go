@@ -47,6 +47,8 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 		mux.Handle(Endpoint, g.newMCPHandler(o))
 	}
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
+	mux.HandleFunc("GET "+AgentsAdminPath, g.serveAgentList) // agentsadmin.go
+	mux.HandleFunc("GET "+AgentsAdminPath+"/{name}", g.serveAgentDetail)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
 	mux.HandleFunc("DELETE "+ServersPath+"{name}", g.serveRemoveServer)

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -47,7 +48,9 @@ env = { MEMORY_FILE_PATH = %q }
 }
 
 // connectAs opens a client session on an agent's endpoint (or /mcp for
-// ""), with a bearer token when one is given.
+// ""), with a bearer token when one is given. coder's client speaks
+// 2025-11-25 and so holds a session; the others speak the SDK's newest
+// revision, statelessly.
 func connectAs(t *testing.T, ctx context.Context, s *served, agent, token string) (*mcp.ClientSession, error) {
 	t.Helper()
 	url := s.url
@@ -58,7 +61,11 @@ func connectAs(t *testing.T, ctx context.Context, s *served, agent, token string
 	if token != "" {
 		tr.HTTPClient = &http.Client{Transport: bearer(token)}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-" + agent}, nil).Connect(ctx, tr, nil)
+	var opts *mcp.ClientSessionOptions
+	if agent == "coder" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-" + agent}, nil).Connect(ctx, tr, opts)
 	if err == nil {
 		t.Cleanup(func() { _ = cs.Close() })
 	}
@@ -155,6 +162,42 @@ func TestAgentsViewsIsolationAndSharedConnections(t *testing.T) {
 		}
 	}
 	checkResourcesStayInView(t, ctx, coder, notes)
+	checkAgentsListLive(t, e)
+}
+
+// checkAgentsListLive asks the running weft for its agents.
+func checkAgentsListLive(t *testing.T, e *env) {
+	t.Helper()
+	out, stderr, code := e.run("agents", "list", "--json")
+	var rep struct {
+		Source string `json:"source"`
+		Agents []struct {
+			Name         string   `json:"name"`
+			Servers      []string `json:"servers"`
+			ToolsExposed int      `json:"tools_exposed"`
+			ToolsTotal   int      `json:"tools_total"`
+			Sessions     int      `json:"sessions"`
+		} `json:"agents"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("agents list --json: code %d, %s %s", code, out, stderr)
+	}
+	if rep.Source != "live" || len(rep.Agents) != 6 {
+		t.Fatalf("agents list = %+v; want 6 live agents", rep)
+	}
+	coder := rep.Agents[4] // sorted: a1 … a4, coder, notes
+	if coder.Name != "coder" || strings.Join(coder.Servers, ",") != "everything" || coder.Sessions != 1 ||
+		coder.ToolsExposed != coder.ToolsTotal-1 {
+		t.Errorf("coder = %+v; want everything, one session, all tools but the denied one", coder)
+	}
+	out, _, code = e.run("agents", "show", "notes")
+	if code != 0 || !strings.Contains(out, "memory (own instance memory@notes)") || !strings.Contains(out, "memory__read_graph") {
+		t.Errorf("agents show notes:\n%s", out)
+	}
+	out, _, code = e.run("mcp", "list", "--agent", "coder")
+	if code != 0 || !strings.Contains(out, "everything") || strings.Contains(out, "memory") {
+		t.Errorf("mcp list --agent coder:\n%s", out)
+	}
 }
 
 // checkResourcesStayInView reads one of everything's resources as coder
