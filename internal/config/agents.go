@@ -199,7 +199,7 @@ func (c *Config) readAgentFiles() (map[string]agentSource, error) {
 			continue
 		}
 		file := filepath.Join(dir, e.Name(), AgentFileName)
-		data, err := os.ReadFile(file)
+		data, err := c.readAgentFile(file)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -213,6 +213,15 @@ func (c *Config) readAgentFiles() (map[string]agentSource, error) {
 		out[e.Name()] = agentSource{src: file, af: af}
 	}
 	return out, nil
+}
+
+// readAgentFile reads an agent's file, or the content a change is about to
+// write to it.
+func (c *Config) readAgentFile(file string) ([]byte, error) {
+	if data, ok := c.overlay[file]; ok {
+		return data, nil
+	}
+	return os.ReadFile(file)
 }
 
 // decodeAgentFile decodes the content of an agent's own file; unknown keys
@@ -354,6 +363,9 @@ func (c *Config) agentServer(agent, name string, own *Server) (*AgentServer, err
 		return nil, fmt.Errorf("target is missing: give the command or URL of this agent-only server, or name a configured server")
 	}
 	s.TimeoutMS = defaultTimeout(s.TimeoutMS)
+	if s.Type == "" {
+		s.Type = inferType(s.Target)
+	}
 	if _, err := s.Validate(ValidateOptions{}); err != nil {
 		return nil, err
 	}

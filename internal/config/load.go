@@ -100,11 +100,16 @@ func Load(path string) (*Config, error) {
 // LoadData is Load with the content of the weft.toml at path already read
 // (nil for a missing file): a config change validates the edited content
 // before it is written.
-func LoadData(path string, data []byte) (*Config, error) {
+func LoadData(path string, data []byte) (*Config, error) { return loadData(path, data, nil) }
+
+// loadData is LoadData with some agents' files given as content (overlay,
+// by path): a change validates an agent's edited file before writing it.
+func loadData(path string, data []byte, overlay map[string][]byte) (*Config, error) {
 	cfg, err := parse(data, path)
 	if err != nil {
 		return nil, err
 	}
+	cfg.overlay = overlay
 	for _, f := range cfg.MCPJSONFiles() {
 		servers, err := readMCPJSON(f)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -127,7 +132,7 @@ func LoadData(path string, data []byte) (*Config, error) {
 	if err := cfg.loadAgents(cfg.agentTables); err != nil {
 		return nil, err
 	}
-	cfg.agentTables = nil
+	cfg.agentTables, cfg.overlay = nil, nil
 	return cfg, nil
 }
 

@@ -60,6 +60,7 @@ type Config struct {
 	// agentTables are the [agents] tables as decoded, resolved by Load
 	// once the global servers are known.
 	agentTables map[string]*agentFile
+	overlay     map[string][]byte // agent files' content not yet written, by path
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
 	Warnings []string

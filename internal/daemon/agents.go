@@ -25,6 +25,8 @@ var ErrNoAgent = errors.New("no such agent")
 type agentFaces struct {
 	base gateway.Options // the default face's options, without its routes
 	hub  *hub.Hub
+	// manager makes the mcp_manage Manager of an agent's face.
+	manager func(agent string) gateway.Manager
 
 	mu     sync.Mutex
 	faces  map[string]*gateway.Gateway // every face made, by agent
@@ -33,13 +35,13 @@ type agentFaces struct {
 	def    string
 }
 
-func newAgentFaces(h *hub.Hub, base gateway.Options) *agentFaces {
+func newAgentFaces(h *hub.Hub, base gateway.Options, manager func(string) gateway.Manager) *agentFaces {
 	base.Routes, base.Health, base.Agents = nil, gateway.HealthOptions{}, nil
 	// Plans and delegation run tools through the whole hub: not served
 	// to an agent's clients until they run inside its view.
 	base.Plans, base.Delegate = nil, nil
 	base.Manage.Manager = nil
-	return &agentFaces{base: base, hub: h, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
+	return &agentFaces{base: base, hub: h, manager: manager, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
 }
 
 // apply brings the faces in line with cfg: new agents get a face, changed
@@ -60,6 +62,7 @@ func (a *agentFaces) apply(cfg *config.Config) {
 		case !ok:
 			opts := a.base
 			opts.View = view
+			opts.Manage.Manager = a.manager(name)
 			a.faces[name] = gateway.New(a.hub, opts)
 		case a.specs[name] == nil || !sameView(a.specs[name], spec):
 			face.SetView(view)

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/daemon"
+	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -156,5 +158,65 @@ func awaitAgent(t *testing.T, d *daemon.Daemon, name string) {
 			t.Fatalf("agent %s never appeared: %v", name, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// mcp_manage as an agent adds to that agent's own servers — its table, or
+// its own file — under its autonomy, and no other client sees the server.
+func TestManageAsAgentAddsToItsOwnConfig(t *testing.T) {
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	path := writeConfig(t, fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n[agents.x]\nautonomy = \"full\"\n[agents.ro]\nautonomy = \"read_only\"\n", a))
+	file := filepath.Join(filepath.Dir(path), "agents", "y", "weft.toml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("autonomy = \"full\"\nservers = []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The upstreams are made before the daemon, so that they close after it.
+	urls := map[string]string{}
+	for _, name := range []string{"fx", "fy", "fro"} {
+		urls[name] = testutil.ServeHTTP(t, testutil.NewEchoServer(name, 1))
+	}
+	d := newDaemon(t, path)
+	add := func(agent, name string) (string, bool) {
+		cs, _ := agentClient(t, d, agent)
+		url := urls[name]
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: gateway.ManageToolName, Arguments: map[string]any{
+			"action": "add", "name": name, "target": url}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+	if text, isErr := add("x", "fx"); isErr {
+		t.Fatalf("x's add: %s", text)
+	}
+	if text, isErr := add("y", "fy"); isErr {
+		t.Fatalf("y's add: %s", text)
+	}
+	if text, isErr := add("ro", "fro"); !isErr || !strings.Contains(text, "read_only") {
+		t.Errorf("read_only agent's add = %q %v; want a refusal", text, isErr)
+	}
+	weft, _ := os.ReadFile(path)
+	own, _ := os.ReadFile(file)
+	if !strings.Contains(string(weft), "[agents.x.mcp_servers.fx]") || strings.Contains(string(weft), "fy") || strings.Contains(string(weft), "fro") {
+		t.Errorf("weft.toml after the adds:\n%s", weft)
+	}
+	if !strings.Contains(string(own), "[mcp_servers.fy]") {
+		t.Errorf("y's file after its add:\n%s", own)
+	}
+	x, _ := agentClient(t, d, "x")
+	y, _ := agentClient(t, d, "y")
+	all, _ := agentClient(t, d, "")
+	if got := listed(t, x); !slices.ContainsFunc(got, func(n string) bool { return strings.HasPrefix(n, "fx__") }) {
+		t.Errorf("x lists %v; want fx's tools", got)
+	}
+	if got := listed(t, y); slices.ContainsFunc(got, func(n string) bool { return strings.HasPrefix(n, "fx__") || strings.HasPrefix(n, "a__") }) ||
+		!slices.ContainsFunc(got, func(n string) bool { return strings.HasPrefix(n, "fy__") }) {
+		t.Errorf("y lists %v; want fy's tools only", got)
+	}
+	if got := listed(t, all); slices.ContainsFunc(got, func(n string) bool { return strings.Contains(n, "fx") || strings.Contains(n, "fy") }) {
+		t.Errorf("/mcp lists %v; an agent's own server leaked", got)
 	}
 }
