@@ -56,7 +56,9 @@ func (m agentManager) AddServer(ctx context.Context, s *config.Server, o gateway
 	}
 	s = s.Clone()
 	inFile := spec.Source != m.d.path
-	edit := func(data []byte) ([]byte, error) { return config.AddAgentServerTo(data, spec.Source, m.name, s, inFile) }
+	edit := func(data []byte) ([]byte, error) {
+		return config.AddAgentServerTo(data, spec.Source, m.name, s, inFile)
+	}
 	e := Edit{IfMatch: o.IfMatch, Source: "agent " + m.name}
 	if inFile {
 		e.AgentFile = &config.FileEdit{Path: spec.Source, Edit: edit}
