@@ -146,3 +146,39 @@ func TestAgentValidationNamesAgentAndKey(t *testing.T) {
 		})
 	}
 }
+
+// The Agents examples of docs/guides/configuration.md load and mean what
+// the guide says: coder shares memory, notes runs its own, reviewer's file
+// is found in the agents directory.
+func TestConfigurationGuideAgentsExample(t *testing.T) {
+	rest := guideExample(t, "## Agents:")
+	file := guideExample(t, "**One file per agent.**")
+	dir := isolate(t)
+	writeFile(t, filepath.Join(dir, "agents", "reviewer", "weft.toml"), file)
+	cfg, err := Load(writeFile(t, filepath.Join(dir, "weft.toml"), rest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coder, notes, reviewer := cfg.Agents["coder"], cfg.Agents["notes"], cfg.Agents["reviewer"]
+	if coder == nil || notes == nil || reviewer == nil {
+		t.Fatalf("agents = %v; want coder, notes and reviewer", cfg.AgentNames())
+	}
+	if m := coder.Uses["memory"]; !m.Shared() || len(m.AllowedTools) != 2 {
+		t.Errorf("coder's memory = %+v; want the shared connection, filtered", m)
+	}
+	if m := notes.Uses["memory"]; m.Shared() || m.Config.Env["MEMORY_FILE_PATH"] != "/home/me/.weft/notes.jsonl" {
+		t.Errorf("notes' memory = %+v; want its own instance", m)
+	}
+	if len(notes.Uses) != 1 {
+		t.Errorf("notes uses %v; want memory only", notes.ServerNames())
+	}
+	if s := reviewer.Uses["scratch"]; s == nil || s.Shared() || reviewer.Uses["everything"] == nil {
+		t.Errorf("reviewer = %+v; want everything and its own scratch", reviewer.Uses)
+	}
+	if coder.MaxTools != 20 || coder.Autonomy != AutonomyReadOnly || coder.Agent.LLM.Model != "gpt-4.1" || coder.Delegation.MaxTurns != 4 {
+		t.Errorf("coder's settings = %+v", coder)
+	}
+	if got := len(cfg.HubServers()); got != 4 {
+		t.Errorf("the hub runs %d servers; want 2 global + notes' memory + reviewer's scratch", got)
+	}
+}

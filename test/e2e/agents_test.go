@@ -287,3 +287,32 @@ func TestMCPServerStdioAsAgent(t *testing.T) {
 		t.Errorf("mcp-server --agent ghost: code %d, %q %q", code, out, stderr)
 	}
 }
+
+// The guide's `claude mcp add coder -- weft mcp-server --agent coder`, with
+// the real Claude Code: `claude mcp list` shows coder connected.
+func TestClaudeCodeConnectsAsAgent(t *testing.T) {
+	claude := npmBin(t, "claude")
+	e := newEnv(t)
+	// The guide's command names no config: weft finds ~/.weft/weft.toml.
+	e.config = filepath.Join(e.home, ".weft", "weft.toml")
+	if err := os.MkdirAll(filepath.Dir(e.config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e.writeConfig(t, agentsConfig(t, e))
+	bin := filepath.Join(e.home, "bin")
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(weftBinary(t), filepath.Join(bin, "weft")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(e.claudeEnv(), "PATH="+bin+":"+os.Getenv("PATH"))
+	out := e.claudeWith(claude, e.home, env, "mcp", "add", "coder", "--", "weft", "mcp-server", "--agent", "coder")
+	if !strings.Contains(out, "Added stdio MCP server coder") {
+		t.Fatalf("claude mcp add: %s", out)
+	}
+	out = e.claudeWith(claude, e.home, env, "mcp", "list")
+	if !strings.Contains(out, "coder:") || !strings.Contains(out, "Connected") {
+		t.Fatalf("claude mcp list does not show coder connected:\n%s", out)
+	}
+}
