@@ -29,6 +29,8 @@ type app struct {
 	configFlag string
 	logLevel   string
 	jsonOut    bool
+	// asAgent is `weft plan --agent`: the agent whose tools plans use.
+	asAgent string
 	stdout     io.Writer
 	stderr     io.Writer
 	logger     *slog.Logger

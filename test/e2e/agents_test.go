@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/llm/llmtest"
+	"github.com/weft-dev/weft/internal/testutil"
 )
 
 // agentsConfig is weft.toml for the agents tests: three global servers
@@ -314,5 +316,49 @@ func TestClaudeCodeConnectsAsAgent(t *testing.T) {
 	out = e.claudeWith(claude, e.home, env, "mcp", "list")
 	if !strings.Contains(out, "coder:") || !strings.Contains(out, "Connected") {
 		t.Fatalf("claude mcp list does not show coder connected:\n%s", out)
+	}
+}
+
+// `weft run --agent` runs with the agent's tools, model and sender: a tool
+// outside its view is unknown to it, and its name is the sender in --json.
+func TestRunAsAgent(t *testing.T) {
+	srv := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "other__echo", Args: `{"text":"x"}`}}},
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "fake__echo", Args: `{"text":"y"}`}}},
+		llmtest.Reply{Text: "done"},
+	)
+	e := newEnv(t)
+	fake := testutil.FakeServerBinary(t)
+	e.writeConfig(t, agentConfig(t, "openai", srv.URL(), "")+fmt.Sprintf(
+		"\n[tools.mcp_servers.other]\ntarget = %q\n\n[agents.coder]\nservers = [\"fake\"]\n[agents.coder.llm]\nmodel = \"coder-model\"\n", fake))
+	out, errOut, code := e.run("run", "echo", "--agent", "coder", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	var res struct {
+		Steps []struct {
+			Sender  string `json:"sender_id"`
+			Actions []struct{ Observation string } `json:"actions"`
+		} `json:"steps"`
+		Totals struct {
+			BySender map[string]float64 `json:"by_sender"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Steps) != 3 {
+		t.Fatalf("stdout: %v\n%s", err, out)
+	}
+	if res.Steps[0].Sender != "coder" {
+		t.Errorf("sender = %q; want the agent's name", res.Steps[0].Sender)
+	}
+	if obs := res.Steps[0].Actions[0].Observation; !strings.Contains(obs, `unknown tool "other__echo"`) {
+		t.Errorf("other__echo as coder observed %q; want an unknown tool", obs)
+	}
+	if obs := res.Steps[1].Actions[0].Observation; !strings.Contains(obs, "fake:y") {
+		t.Errorf("fake__echo as coder observed %q", obs)
+	}
+	for _, r := range srv.Requests() {
+		if r.Model != "coder-model" || r.HasTool("other__echo") || !r.HasTool("fake__echo") {
+			t.Errorf("LLM request %d: model %q, tools %v; want coder's model and view", r.Index, r.Model, r.Tools)
+		}
 	}
 }
