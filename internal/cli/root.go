@@ -31,9 +31,9 @@ type app struct {
 	jsonOut    bool
 	// asAgent is `weft plan --agent`: the agent whose tools plans use.
 	asAgent string
-	stdout     io.Writer
-	stderr     io.Writer
-	logger     *slog.Logger
+	stdout  io.Writer
+	stderr  io.Writer
+	logger  *slog.Logger
 	// logSink queues the log for stderr (nil until logging is set up).
 	logSink *logsink.Sink
 	// secrets masks configured secret values in logs and errors; it has

@@ -337,7 +337,7 @@ func TestRunAsAgent(t *testing.T) {
 	}
 	var res struct {
 		Steps []struct {
-			Sender  string `json:"sender_id"`
+			Sender  string                         `json:"sender_id"`
 			Actions []struct{ Observation string } `json:"actions"`
 		} `json:"steps"`
 		Totals struct {
