@@ -18,7 +18,7 @@ import (
 
 // agentClient connects an in-memory client to the named agent's face; the
 // returned channel gets a value for each tools/list_changed it hears.
-func agentClient(t *testing.T, d *daemon.Daemon, agent string) (*mcp.ClientSession, chan struct{}) {
+func agentClient(t testing.TB, d *daemon.Daemon, agent string) (*mcp.ClientSession, chan struct{}) {
 	t.Helper()
 	face, err := d.AgentFace(agent)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 
 // newDaemon starts a daemon on the config at path (no watcher), closed when
 // the test ends. HOME is the test's, so plans and pins stay inside it.
-func newDaemon(t *testing.T, path string, opts ...func(*daemon.Options)) *daemon.Daemon {
+func newDaemon(t testing.TB, path string, opts ...func(*daemon.Options)) *daemon.Daemon {
 	t.Helper()
 	t.Setenv("HOME", filepath.Dir(path))
 	cfg, err := config.Load(path)
@@ -41,7 +41,7 @@ func newDaemon(t *testing.T, path string, opts ...func(*daemon.Options)) *daemon
 }
 
 // writeConfig writes body as weft.toml in a fresh directory.
-func writeConfig(t *testing.T, body string) string {
+func writeConfig(t testing.TB, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "weft.toml")
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
