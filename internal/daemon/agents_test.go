@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -218,5 +219,52 @@ func TestManageAsAgentAddsToItsOwnConfig(t *testing.T) {
 	}
 	if got := listed(t, all); slices.ContainsFunc(got, func(n string) bool { return strings.Contains(n, "fx") || strings.Contains(n, "fy") }) {
 		t.Errorf("/mcp lists %v; an agent's own server leaked", got)
+	}
+}
+
+// [gateway] default_agent decides what /mcp and a plain mcp-server serve:
+// the named agent's view, or nothing ("none").
+func TestDefaultAgent(t *testing.T) {
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	b := testutil.ServeHTTP(t, testutil.NewEchoServer("b", 1))
+	servers := fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n[tools.mcp_servers.b]\ntarget = %q\n[agents.x]\nservers = [\"a\"]\n", a, b)
+	for _, tc := range []struct {
+		def       string
+		wantTools []string
+	}{
+		{"", []string{"a__echo", "b__echo"}},
+		{"x", []string{"a__echo"}},
+		{"none", nil},
+	} {
+		t.Run("default_agent="+tc.def, func(t *testing.T) {
+			d := newDaemon(t, writeConfig(t, fmt.Sprintf("[gateway]\ndefault_agent = %q\n", tc.def)+servers))
+			srv := httptest.NewServer(d.Gateway().Handler())
+			t.Cleanup(srv.Close)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(context.Background(),
+				&mcp.StreamableClientTransport{Endpoint: srv.URL + gateway.Endpoint}, nil)
+			if tc.wantTools == nil {
+				if err == nil {
+					_ = cs.Close()
+					t.Fatal("/mcp answered with default_agent = none")
+				}
+				if _, err := d.AgentFace(""); err == nil {
+					t.Error("a plain mcp-server would serve with default_agent = none")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			var got []string
+			for _, n := range listed(t, cs) {
+				if strings.HasSuffix(n, "__echo") {
+					got = append(got, n)
+				}
+			}
+			if !slices.Equal(got, tc.wantTools) {
+				t.Errorf("/mcp lists %v; want %v", got, tc.wantTools)
+			}
+		})
 	}
 }
