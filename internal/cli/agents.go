@@ -193,3 +193,15 @@ func (a *app) agentListing(ctx context.Context, name string) error {
 	a.printListing(l)
 	return nil
 }
+
+// checkAgent fails unless the config defines the named agent.
+func (a *app) checkAgent(name string) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	if cfg.Agents[name] == nil {
+		return fmt.Errorf("no agent %q: configure it as [agents.%s] in %s or in %s", name, name, cfg.Path, cfg.AgentFile(name))
+	}
+	return nil
+}

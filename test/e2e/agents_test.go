@@ -362,3 +362,32 @@ func TestRunAsAgent(t *testing.T) {
 		}
 	}
 }
+
+// The guide's `weft client add cursor --agent coder` writes an entry named
+// coder that starts weft as that agent; an unknown agent is refused.
+func TestClientAddAsAgent(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(t, "[agents.coder]\nservers = []\n")
+	out, stderr, code := e.run("client", "add", "cursor", "--agent", "coder")
+	if code != 0 {
+		t.Fatalf("client add: %d %s %s", code, out, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(e.home, ".cursor", "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		MCPServers map[string]struct {
+			Args []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if args := file.MCPServers["coder"].Args; !strings.Contains(strings.Join(args, " "), "mcp-server --config "+e.config+" --agent coder") {
+		t.Errorf("cursor's coder entry runs %v", args)
+	}
+	if _, stderr, code := e.run("client", "add", "cursor", "--agent", "ghost"); code == 0 || !strings.Contains(stderr, `no agent "ghost"`) {
+		t.Errorf("client add --agent ghost: %d %s", code, stderr)
+	}
+}
