@@ -152,7 +152,7 @@ func (a *app) agentDetail(ctx context.Context, name string) (agentShow, error) {
 	}
 	spec := cfg.Agents[name]
 	if spec == nil {
-		return agentShow{}, fmt.Errorf("no agent %q: configure it as [agents.%s] in %s or in %s", name, name, cfg.Path, cfg.AgentFile(name))
+		return agentShow{}, cfg.NoAgentError(name)
 	}
 	out := agentShow{Source: "live", Config: agentConfig{File: spec.Source, Instances: map[string]string{}, AllowedTools: spec.AllowedTools,
 		DeniedTools: spec.DeniedTools, MaxTools: spec.MaxTools, Autonomy: spec.Autonomy, Model: spec.Agent.LLM.Model,
@@ -201,7 +201,7 @@ func (a *app) checkAgent(name string) error {
 		return err
 	}
 	if cfg.Agents[name] == nil {
-		return fmt.Errorf("no agent %q: configure it as [agents.%s] in %s or in %s", name, name, cfg.Path, cfg.AgentFile(name))
+		return cfg.NoAgentError(name)
 	}
 	return nil
 }

@@ -387,7 +387,7 @@ func TestClientAddAsAgent(t *testing.T) {
 	if args := file.MCPServers["coder"].Args; !strings.Contains(strings.Join(args, " "), "mcp-server --config "+e.config+" --agent coder") {
 		t.Errorf("cursor's coder entry runs %v", args)
 	}
-	if _, stderr, code := e.run("client", "add", "cursor", "--agent", "ghost"); code == 0 || !strings.Contains(stderr, `no agent "ghost"`) {
+	if _, stderr, code := e.run("client", "add", "cursor", "--agent", "ghost"); code == 0 || !strings.Contains(stderr, `no such agent "ghost"`) {
 		t.Errorf("client add --agent ghost: %d %s", code, stderr)
 	}
 }
