@@ -160,3 +160,35 @@ func (d *Daemon) AgentFace(name string) (*gateway.Gateway, error) {
 	}
 	return face, nil
 }
+
+// faces are the default face and every agent's, for what counts sessions.
+func (d *Daemon) faces() []*gateway.Gateway {
+	out := []*gateway.Gateway{d.gw}
+	for _, name := range d.agents.Names() {
+		if face, ok := d.agents.Face(name); ok {
+			out = append(out, face)
+		}
+	}
+	return out
+}
+
+// sessionsByFace counts the client sessions of every face, the agents'
+// included, by transport.
+func (d *Daemon) sessionsByFace() map[string]int {
+	out := map[string]int{}
+	for _, face := range d.faces() {
+		for k, n := range face.SessionsByFace() {
+			out[k] += n
+		}
+	}
+	return out
+}
+
+// sessionList names the client sessions of every face.
+func (d *Daemon) sessionList() []hub.Caller {
+	var out []hub.Caller
+	for _, face := range d.faces() {
+		out = append(out, face.SessionList()...)
+	}
+	return out
+}

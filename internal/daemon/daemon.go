@@ -108,7 +108,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} })
 	faceOpts.Agents = d.agents
 	d.gw = gateway.New(d.hub, faceOpts)
-	d.obs.sources, d.obs.sessionList = d.gw.SessionsByFace, d.gw.SessionList
+	d.obs.sources, d.obs.sessionList = d.sessionsByFace, d.sessionList // agents.go
 	d.setConfig(cfg, "")
 	return d, nil
 }
