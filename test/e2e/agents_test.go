@@ -27,6 +27,7 @@ func agentsConfig(t *testing.T, e *env) string {
 	node := npmBin(t, "node")
 	path := filepath.Dir(node) + ":" + os.Getenv("PATH")
 	var b strings.Builder
+	fmt.Fprintf(&b, "[audit]\nfile = %q\n\n", filepath.Join(e.home, "audit.jsonl"))
 	fmt.Fprintf(&b, "[tools.mcp_servers.everything]\ntarget = %q\nenv = { PATH = %q }\n\n", everything, path)
 	for _, n := range []string{"memory", "memory2"} {
 		fmt.Fprintf(&b, "[tools.mcp_servers.%s]\ntarget = %q\nenv = { PATH = %q, MEMORY_FILE_PATH = %q }\n\n", n, memory, path, filepath.Join(e.home, n+".jsonl"))
@@ -165,6 +166,17 @@ func TestAgentsViewsIsolationAndSharedConnections(t *testing.T) {
 	}
 	checkResourcesStayInView(t, ctx, coder, notes)
 	checkAgentsListLive(t, e)
+	// The audit log names the agent each call was made as.
+	byAgent := map[string]bool{}
+	for _, rec := range testutil.ReadJSONLines(t, filepath.Join(e.home, "audit.jsonl")) {
+		if rec["kind"] == "tool_call" {
+			a, _ := rec["agent"].(string)
+			byAgent[a] = true
+		}
+	}
+	if !byAgent["coder"] || !byAgent["notes"] || !byAgent[""] {
+		t.Errorf("audit log's agents of tool calls = %v; want coder, notes and the default face's none", byAgent)
+	}
 }
 
 // checkAgentsListLive asks the running weft for its agents.
