@@ -53,6 +53,11 @@ func TestCLI(t *testing.T) {
 		{name: "broken config", config: "[gateway\n", args: []string{"mcp", "list"}, code: 1, stderr: []string{"weft.toml"}},
 		{name: "version", args: []string{"--version"}, stdout: []string{"weft version " + Version}},
 		{name: "run needs a task", args: []string{"run"}, code: 1, stderr: []string{"accepts 1 arg(s)"}},
+		{name: "secret for a shared server", config: one, args: []string{"mcp", "secret", "set", "one", "TOKEN", "--user", "alice"}, code: 1,
+			stderr: []string{"one is not a per-user stdio server; secrets apply to stdio servers with per_user = true"}},
+		{name: "secret needs a user", config: one, args: []string{"mcp", "secret", "list", "one"}, code: 1, stderr: []string{`"user" not set`}},
+		{name: "login --user on a shared server", config: "[tools.mcp_servers.r]\ntarget = \"https://mcp.example.com/mcp\"\n",
+			args: []string{"mcp", "login", "r", "--user", "alice", "--no-browser"}, code: 1, stderr: []string{"r keeps one login for everybody; --user applies to servers with per_user = true"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t) })

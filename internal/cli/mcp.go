@@ -21,7 +21,7 @@ func (a *app) mcpCommand() *cobra.Command {
 	cmd.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(), a.mcpImportCommand(), a.mcpApproveCommand())
 	cmd.AddCommand(a.mcpEnableCommands()...)
-	cmd.AddCommand(a.mcpLoginCommand(), a.mcpLogoutCommand())
+	cmd.AddCommand(a.mcpLoginCommand(), a.mcpLogoutCommand(), a.mcpSecretCommand())
 	return cmd
 }
 

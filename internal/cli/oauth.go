@@ -27,6 +27,7 @@ func printNeedsLogin(w io.Writer, servers []hub.ServerStatus) {
 type loginFlags struct {
 	noBrowser bool
 	oauth     config.OAuth
+	user      string // mcp login --user: a per-user server's login for that user
 }
 
 func (f *loginFlags) register(cmd *cobra.Command, withConfig bool) {
@@ -87,7 +88,22 @@ func (a *app) interactiveLogin(ctx context.Context, cfg *config.Config, s *confi
 	if err != nil {
 		return err
 	}
+	if m, err = asUser(m, s, f.user); err != nil {
+		return err
+	}
 	return m.Login(ctx, s)
+}
+
+// asUser returns m acting for user on a per-user server ("": the server's
+// own login, which lists its tools).
+func asUser(m *oauth.Manager, s *config.Server, user string) (*oauth.Manager, error) {
+	if user == "" {
+		return m, nil
+	}
+	if s.OAuth == nil || !s.OAuth.PerUser {
+		return nil, fmt.Errorf("%s keeps one login for everybody; --user applies to servers with per_user = true in their oauth table", s.Name)
+	}
+	return m.AsUser(user), nil
 }
 
 func (a *app) mcpLoginCommand() *cobra.Command {
@@ -109,16 +125,22 @@ func (a *app) mcpLoginCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if f.user != "" {
+				fmt.Fprintf(a.stdout, "Logged in to '%s' as user %s\n", s.Name, f.user)
+				return nil
+			}
 			fmt.Fprintf(a.stdout, "Logged in to '%s'\n", s.Name)
 			return nil
 		},
 	}
 	f.register(cmd, false)
+	cmd.Flags().StringVar(&f.user, "user", "", "log in for this user of weft's face (a server with oauth per_user = true)")
 	return cmd
 }
 
 func (a *app) mcpLogoutCommand() *cobra.Command {
-	return &cobra.Command{
+	var user string
+	cmd := &cobra.Command{
 		Use:   "logout NAME",
 		Short: "Forget the OAuth login of a server (a running weft stops using it within seconds)",
 		Args:  cobra.ExactArgs(1),
@@ -133,6 +155,9 @@ func (a *app) mcpLogoutCommand() *cobra.Command {
 			}
 			m, err := loginManager(cfg, a.quietLogger(), nil)
 			if err != nil {
+				return err
+			}
+			if m, err = asUser(m, s, user); err != nil {
 				return err
 			}
 			had, revoked, err := m.Logout(cmd.Context(), s)
@@ -150,6 +175,8 @@ func (a *app) mcpLogoutCommand() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&user, "user", "", "forget this user's login (a server with oauth per_user = true)")
+	return cmd
 }
 
 // configuredServer returns the config and the named server entry.

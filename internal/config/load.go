@@ -366,6 +366,7 @@ func (c *Config) validate(data []byte, resolve func(context.Context, string) ([]
 		}
 		c.Warnings = append(c.Warnings, warns[i]...)
 	}
+	c.Warnings = append(c.Warnings, c.perUserWarnings()...)
 	return nil
 }
 

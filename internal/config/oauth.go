@@ -25,6 +25,9 @@ type OAuth struct {
 	// ClientMetadataURL is an https URL where weft's client-ID metadata
 	// document is published, used when the authorization server supports it.
 	ClientMetadataURL string `toml:"client_metadata_url,omitempty"`
+	// PerUser keeps one login per signed-in user of weft's face: each
+	// user's calls carry their own token (peruser.go).
+	PerUser bool `toml:"per_user,omitempty"`
 }
 
 // The grants [tools.mcp_servers.NAME.oauth] grant accepts.
@@ -116,6 +119,9 @@ type GatewayAuth struct {
 	RequiredScopes []string `toml:"required_scopes,omitempty"`
 	// ClockSkew is the tolerance on exp and nbf (default 60s).
 	ClockSkew Duration `toml:"clock_skew,omitempty"`
+	// UserClaim names the claim that identifies the user, for per-user
+	// servers (default "sub").
+	UserClaim string `toml:"user_claim,omitempty"`
 }
 
 func (a *GatewayAuth) validate(path string) error {

@@ -145,6 +145,11 @@ type Server struct {
 	ResetTimeout     Duration `toml:"reset_timeout,omitempty"`
 	// OAuth configures how weft logs in to a protected remote server.
 	OAuth *OAuth `toml:"oauth,omitempty"`
+	// PerUser runs one instance of a stdio server per signed-in user, with
+	// that user's stored secrets in its environment (peruser.go).
+	PerUser bool `toml:"per_user,omitempty"`
+	// IdleTimeout stops a per-user instance nobody called for this long.
+	IdleTimeout Duration `toml:"idle_timeout,omitempty"`
 	// Source is the file the entry came from (weft.toml or a .mcp.json).
 	Source string `toml:"-"`
 }

@@ -75,6 +75,9 @@ func (s *Server) Validate(opts ValidateOptions) (warnings []string, err error) {
 	if err := s.validateOAuth(typ); err != nil {
 		return nil, err
 	}
+	if err := s.validatePerUser(typ); err != nil {
+		return nil, err
+	}
 	if typ == TransportStdio {
 		return s.validateStdio(opts)
 	}

@@ -51,6 +51,8 @@ type Daemon struct {
 	// agents are the agents' MCP faces (agents.go).
 	agents *agentFaces
 	obs    *observability // metrics, audit log, traces, dashboard (observe.go)
+	// users runs per-user instances of per_user servers (peruser.go).
+	users *userPool
 
 	// changeMu serialises Change in this process; the config file's lock
 	// serialises it across processes. Lock order: changeMu, then the file
@@ -90,7 +92,9 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	if d.obs, err = newObservability(context.Background(), cfg, opts.Version, redact, &src); err != nil {
 		return nil, err
 	}
-	hopts.Observer = d.obs.observer()
+	hopts.Observer = hub.Observers{userStamp{}, d.obs.observer()}
+	d.users = d.newUserPool(cfg, hopts)
+	hopts.Instance = d.users.Instance
 	d.hub = hub.New(hopts)
 	src.Hub = d.hub
 	pins.OnChange = d.hub.Refresh // another weft's approval merged in
@@ -103,7 +107,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Delegate:        d.obs.delegator(d.del),
 		Login:           d.loginThroughClient(),
-		Health:          health, Routes: routes, Middleware: d.obs.middleware(),
+		Health:          health, Routes: routes, Middleware: append(d.obs.middleware(), withUsers),
 		View: agentview.Everything(cfg.Gateway.Separator, cfg.Limits.MaxTools)}
 	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} })
 	faceOpts.Agents = d.agents
@@ -155,6 +159,7 @@ func (d *Daemon) Close(ctx context.Context) {
 		stop()
 	}
 	d.hub.Close(ctx)
+	d.users.Close()
 	d.obs.close()
 	d.pins.Flush()
 }
@@ -198,8 +203,14 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 	d.cfg, d.hash = cfg, hash
 	d.cfgMu.Unlock()
 	d.agents.apply(cfg)
+	d.maskSecrets(cfg)
+}
+
+// maskSecrets keeps the log's masking in step with cfg's secret values and
+// the users' secrets their per-user instances were started with.
+func (d *Daemon) maskSecrets(cfg *config.Config) {
 	if d.opts.Secrets != nil {
-		d.opts.Secrets.Set(policy.SecretValues(cfg, os.Getenv))
+		d.opts.Secrets.Set(append(policy.SecretValues(cfg, os.Getenv), d.users.secretValues()...))
 	}
 }
 

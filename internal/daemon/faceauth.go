@@ -29,6 +29,7 @@ func faceAuth(ctx context.Context, a *config.GatewayAuth, listen, static string)
 		ClockSkew:      a.ClockSkew.Std(),
 		Endpoint:       gateway.Endpoint,
 		StaticToken:    static,
+		UserClaim:      a.UserClaim,
 	})
 	if err != nil {
 		return nil, err

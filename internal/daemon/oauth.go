@@ -32,7 +32,8 @@ func upstreamLogins(cfg *config.Config, logger *slog.Logger) (func(*config.Serve
 func (d *Daemon) loginThroughClient() gateway.LoginFunc {
 	var logins singleflight.Group
 	return func(ctx context.Context, server string, open func(context.Context, string) error) error {
-		_, err, _ := logins.Do(server, func() (any, error) {
+		user := userFrom(ctx)
+		_, err, _ := logins.Do(server+"\x00"+user, func() (any, error) {
 			cfg := d.Config()
 			s, ok := cfg.Servers[server]
 			if !ok {
@@ -42,6 +43,9 @@ func (d *Daemon) loginThroughClient() gateway.LoginFunc {
 			m, err := oauth.OpenManager(cfg.Security.TokenStore, d.logger, lb.Login())
 			if err != nil {
 				return nil, err
+			}
+			if user != "" {
+				m = m.AsUser(user) // a per-user server: the caller's own login
 			}
 			return nil, m.Login(ctx, s)
 		})

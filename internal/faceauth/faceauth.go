@@ -47,7 +47,10 @@ type Config struct {
 	Endpoint string
 	// StaticToken, when set, is accepted as well as JWTs.
 	StaticToken string
-	HTTPClient  *http.Client
+	// UserClaim names the claim that identifies the user (default "sub"):
+	// the TokenInfo's UserID, which per-user servers key their instances by.
+	UserClaim  string
+	HTTPClient *http.Client
 }
 
 // Verifier checks inbound access tokens. Close ends its key refreshes.
@@ -111,12 +114,22 @@ func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*
 		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
 	exp, _ := claims.GetExpirationTime()
-	sub, _ := claims.GetSubject()
-	info := &auth.TokenInfo{Scopes: scopes(claims), UserID: sub, Extra: claims}
+	info := &auth.TokenInfo{Scopes: scopes(claims), UserID: v.user(claims), Extra: claims}
 	if exp != nil {
 		info.Expiration = exp.Time
 	}
 	return info, nil
+}
+
+// user is the value of the configured user claim ("" when the token has
+// none, or it is not a string: such a token names no user).
+func (v *Verifier) user(c jwt.MapClaims) string {
+	if v.cfg.UserClaim == "" || v.cfg.UserClaim == "sub" {
+		sub, _ := c.GetSubject()
+		return sub
+	}
+	u, _ := c[v.cfg.UserClaim].(string)
+	return u
 }
 
 // scopes reads "scope" (space-separated) or "scp" (a list or a string).

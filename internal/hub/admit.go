@@ -63,16 +63,35 @@ func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.
 		return err
 	}
 	defer g.leave()
-	err = call(ctx, g.conn)
+	conn, done, err := h.instance(ctx, name, g.conn)
+	if err != nil {
+		v.record(outcomeIgnored, err) // the caller's own instance, not the server
+		return err
+	}
+	defer done()
+	err = call(ctx, conn)
 	if err != nil && callerCtx.Err() == nil && timedOut(err) {
 		err = &timeoutError{limit: timeout, cause: err}
 	}
 	v.record(g.outcome(callerCtx, err), err)
-	if needsLogin(err) {
+	if needsLogin(err) && conn == g.conn {
 		h.markNeedsLogin(s, g.conn, err)
 		return needsLoginError(name)
 	}
 	return err
+}
+
+// instance is the connection a call runs on: the server's own, unless
+// Options.Instance gives the caller one of their own.
+func (h *Hub) instance(ctx context.Context, name string, own *upstream.Conn) (*upstream.Conn, func(), error) {
+	if h.opts.Instance == nil {
+		return own, func() {}, nil
+	}
+	conn, done, err := h.opts.Instance(ctx, name)
+	if err != nil || conn == nil {
+		return own, func() {}, err
+	}
+	return conn, done, nil
 }
 
 // acquire takes a per-server slot and then a global one, waiting while the

@@ -4,6 +4,7 @@
 package hub
 
 import (
+	"context"
 	"log/slog"
 	"sort"
 	"sync"
@@ -58,6 +59,13 @@ type Options struct {
 	// LoginStamp, when set, changes whenever a stored OAuth login changes;
 	// the hub then reconnects servers that need a login.
 	LoginStamp func() string
+	// Instance, when set, may run a call on a connection of the caller's
+	// own instead of the server's (a per-user instance, keyed by who is in
+	// ctx). It returns a nil connection to use the server's, and done when
+	// the call has ended. The call is admitted, limited and timed as any
+	// other call of the server; the catalog still comes from the server's
+	// own connection.
+	Instance func(ctx context.Context, server string) (conn *upstream.Conn, done func(), err error)
 	// Observer, when set, sees every tool call and server status change
 	// (metrics, traces, audit log, dashboard); see observe.go.
 	Observer Observer

@@ -33,6 +33,7 @@ type Caller struct {
 	Session string `json:"session,omitempty"`
 	Agent   string `json:"agent,omitempty"`  // a weft agent or plan acting for the user
 	Client  string `json:"client,omitempty"` // the MCP client's own name (clientInfo)
+	User    string `json:"user,omitempty"`   // the signed-in user of the face ([gateway.auth])
 }
 
 type callerKey struct{}

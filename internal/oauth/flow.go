@@ -92,7 +92,9 @@ func (h *handler) codeHandlerLocked() (auth.OAuthHandler, error) {
 			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: secret}
 		}
 	case prev != nil && prev.Registered && prev.RedirectURL == redirect:
-		// Reuse the client registered at the previous login.
+		// Reuse the client registered at the previous login, with the
+		// authentication method it was registered with.
+		h.methods.registeredBasic.Store(prev.AuthStyle == int(oauth2.AuthStyleInHeader))
 		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: prev.ClientID}
 		if prev.ClientSecret != "" {
 			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: prev.ClientSecret}
@@ -119,7 +121,7 @@ func (h *handler) saveLogin(c *oauth2.Config, tok *oauth2.Token) error {
 		issuer = origin(c.Endpoint.AuthURL)
 	}
 	rec := &Record{
-		Server:      h.name,
+		Server:      h.key,
 		Issuer:      issuer,
 		Resource:    h.resource,
 		ClientID:    c.ClientID,
@@ -129,6 +131,9 @@ func (h *handler) saveLogin(c *oauth2.Config, tok *oauth2.Token) error {
 		RedirectURL: c.RedirectURL,
 		Scopes:      c.Scopes,
 		Registered:  c.ClientID != h.opts.ClientID,
+	}
+	if c.ClientSecret != "" && h.methods.basicAt(c.Endpoint.TokenURL) {
+		rec.AuthStyle = int(oauth2.AuthStyleInHeader) // as the login's token request went (authmethod.go)
 	}
 	if rec.Registered {
 		rec.ClientSecret = c.ClientSecret
@@ -151,7 +156,7 @@ func (h *handler) authClient(resource string) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = resourceTransport{base: base, scopes: h.opts.Scopes, resource: func() string {
+	c.Transport = resourceTransport{base: base, scopes: h.opts.Scopes, methods: &h.methods, resource: func() string {
 		if resource != "" {
 			return resource
 		}
@@ -166,18 +171,25 @@ type resourceTransport struct {
 	// scopes, when configured, replace what a client_credentials grant asks
 	// for (the authorization-code flow applies them itself).
 	scopes []string
+	// methods steers token requests to client_secret_basic (authmethod.go).
+	methods *authMethods
 }
 
 func (t resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodPost || req.Body == nil ||
 		!strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-		return t.base.RoundTrip(req)
+		resp, err := t.base.RoundTrip(req)
+		if err == nil {
+			t.methods.observe(req, resp)
+		}
+		return resp, err
 	}
 	body, err := io.ReadAll(req.Body)
 	_ = req.Body.Close()
 	if err != nil {
 		return nil, err
 	}
+	req = req.Clone(req.Context())
 	form, err := url.ParseQuery(string(body))
 	if err == nil && form.Get("grant_type") != "" {
 		if form.Get("resource") == "" {
@@ -186,9 +198,9 @@ func (t resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		if form.Get("grant_type") == "client_credentials" && len(t.scopes) > 0 {
 			form.Set("scope", strings.Join(t.scopes, " "))
 		}
+		t.methods.preferBasic(req, form)
 		body = []byte(form.Encode())
 	}
-	req = req.Clone(req.Context())
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.ContentLength = int64(len(body))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -200,7 +212,7 @@ func (t resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 // revoked says whether that happened). A client_credentials server has no
 // stored login: its token lives in memory only.
 func (m *Manager) Logout(ctx context.Context, cfg *config.Server) (had, revoked bool, err error) {
-	server := cfg.Name
+	server := m.keyFor(cfg)
 	rec, err := m.store.Load(server)
 	if err != nil || rec == nil {
 		return false, false, err

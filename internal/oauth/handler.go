@@ -45,6 +45,8 @@ type Manager struct {
 	getenv func(string) string
 	client *http.Client
 	logger *slog.Logger
+	// user, when set, keys per-user servers' logins by user (AsUser).
+	user string
 }
 
 // ManagerOptions configure a Manager. The zero value is usable but for Store.
@@ -97,10 +99,11 @@ func (m *Manager) Handler(cfg *config.Server) auth.OAuthHandler {
 			return nil
 		}
 	}
-	h := &handler{m: m, name: cfg.Name, target: cfg.Target, opts: cfg.OAuth, resource: cfg.Target}
+	h := &handler{m: m, name: cfg.Name, key: m.keyFor(cfg), user: m.userFor(cfg), target: cfg.Target, opts: cfg.OAuth, resource: cfg.Target}
 	if h.opts == nil {
 		h.opts = &config.OAuth{}
 	}
+	h.methods.preregistered = h.opts.ClientID != ""
 	return h
 }
 
@@ -110,10 +113,13 @@ func (m *Manager) Handler(cfg *config.Server) auth.OAuthHandler {
 type handler struct {
 	m        *Manager
 	name     string
+	key      string // the store's key: the name, or the name and the user
+	user     string // "" unless the server keeps one login per user
 	target   string
 	opts     *config.OAuth
 	resource string
 	issuer   string // from the authorization response, when the server sends it
+	methods  authMethods
 
 	mu    sync.Mutex
 	stamp string // store stamp rec was read at
@@ -153,7 +159,7 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		if !h.managed() && !bearerChallenge(resp) {
 			return fmt.Errorf("%s answered %s without an OAuth challenge; check the credentials it expects", h.name, resp.Status)
 		}
-		return &NeedsLoginError{Server: h.name}
+		return &NeedsLoginError{Server: h.name, User: h.user}
 	}
 	inner, err := h.innerHandler()
 	if err != nil {
@@ -189,7 +195,7 @@ func (h *handler) currentLocked() *Record {
 	if h.read && stamp == h.stamp {
 		return h.rec
 	}
-	rec, err := h.m.store.Load(h.name)
+	rec, err := h.m.store.Load(h.key)
 	if err != nil {
 		h.m.logger.Warn("token store unreadable", "server", h.name, "err", err)
 		return h.rec
@@ -234,7 +240,7 @@ func (h *handler) refreshLocked(rec *Record) (*oauth2.Token, error) {
 		return nil, err
 	}
 	defer unlock()
-	if latest, err := h.m.store.Load(h.name); err == nil && latest != nil && latest.AccessToken != rec.AccessToken {
+	if latest, err := h.m.store.Load(h.key); err == nil && latest != nil && latest.AccessToken != rec.AccessToken {
 		h.rec, h.stamp = latest, h.m.store.Stamp()
 		if !latest.dueForRefresh(time.Now()) {
 			return latest.Token(), nil // another process refreshed it meanwhile
@@ -277,7 +283,7 @@ func (h *handler) managed() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o := h.opts
-	configured := o.ClientID != "" || o.Grant != "" || o.ClientMetadataURL != "" || len(o.Scopes) > 0 || o.RedirectPort != 0
+	configured := o.ClientID != "" || o.Grant != "" || o.ClientMetadataURL != "" || len(o.Scopes) > 0 || o.RedirectPort != 0 || o.PerUser
 	return configured || h.currentLocked() != nil
 }
 

@@ -23,10 +23,15 @@ import (
 // beyond refresh, or revoked: only `weft mcp login NAME` can fix it.
 var ErrNeedsLogin = errors.New("needs login")
 
-// NeedsLoginError names the server and the command that fixes it.
-type NeedsLoginError struct{ Server string }
+// NeedsLoginError names the server and the command that fixes it. User is
+// set for a server that keeps one login per user: that user's login is
+// missing, and the server itself is fine.
+type NeedsLoginError struct{ Server, User string }
 
 func (e *NeedsLoginError) Error() string {
+	if e.User != "" {
+		return fmt.Sprintf("%s needs a login for user %s: log in through a client that can open URLs, or run `weft mcp login %s --user %s`", e.Server, e.User, e.Server, e.User)
+	}
 	return fmt.Sprintf("%s needs login: run `weft mcp login %s`", e.Server, e.Server)
 }
 
@@ -57,6 +62,8 @@ type Record struct {
 	Expiry       time.Time `json:"expiry,omitzero"`
 	// Obtained is when the access token was issued to weft.
 	Obtained time.Time `json:"obtained,omitzero"`
+	// Env holds a user's secrets for a per-user stdio server, by variable.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Token returns the record's tokens in oauth2's shape.

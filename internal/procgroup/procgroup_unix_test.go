@@ -20,8 +20,7 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("PROCGROUP_HELPER") {
 	case "sleep":
-		signal := make(chan struct{})
-		<-signal
+		sleepForever()
 	case "tree":
 		runTree()
 	default:
@@ -46,7 +45,16 @@ func runTree() {
 		pids = append(pids, strconv.Itoa(cmd.Process.Pid))
 	}
 	fmt.Println(strings.Join(pids, " "))
-	select {}
+	sleepForever()
+}
+
+// sleepForever blocks in a sleep, not on a channel: a helper blocked on a
+// channel with nothing else running is a deadlock to the Go runtime, which
+// ends it with exit status 2 before the signal under test arrives.
+func sleepForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 // startTree starts the helper tree and returns the group and the pids of the

@@ -34,6 +34,25 @@ func markedBlock(t *testing.T, guide, marker string) string {
 	return body
 }
 
+// guardedWeft writes a config with the security guide's [gateway.auth]
+// for oidc-provider, in front of the fake server, and returns weft's env,
+// the face's URL and the issuer.
+func guardedWeft(t *testing.T) (e *env, face, issuer string) {
+	t.Helper()
+	e = newEnv(t)
+	e.listen = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	face = "http://" + e.listen + "/mcp"
+	issuer = authServer(t, face, 300)
+	block := markedBlock(t, "security.md", "face auth config")
+	block = strings.Replace(block, "https://auth.example.com", issuer, 1)
+	block = strings.Replace(block, "http://127.0.0.1:7777/mcp", face, 1)
+	cfg := block + fmt.Sprintf("\n[tools.mcp_servers.fake]\ntarget = %q\n", testutil.FakeServerBinary(t))
+	if err := os.WriteFile(e.config, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return e, face, issuer
+}
+
 // machineToken registers a client_credentials client at the provider and
 // returns an access token for resource.
 func machineToken(t *testing.T, issuer, resource string) string {
@@ -76,17 +95,7 @@ func machineToken(t *testing.T, issuer, resource string) string {
 // OAuth client (weft's own, in another weft) logs in through that.
 // (Every other hostile token is a row of internal/faceauth's table test.)
 func TestFaceAcceptsProviderTokens(t *testing.T) {
-	e := newEnv(t)
-	e.listen = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	face := "http://" + e.listen + "/mcp"
-	issuer := authServer(t, face, 300)
-	block := markedBlock(t, "security.md", "face auth config")
-	block = strings.Replace(block, "https://auth.example.com", issuer, 1)
-	block = strings.Replace(block, "http://127.0.0.1:7777/mcp", face, 1)
-	cfg := block + fmt.Sprintf("\n[tools.mcp_servers.fake]\ntarget = %q\n", testutil.FakeServerBinary(t))
-	if err := os.WriteFile(e.config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e, face, issuer := guardedWeft(t)
 	s := e.serve()
 
 	resp, err := http.Post(s.url, "application/json", strings.NewReader(`{}`))

@@ -38,7 +38,7 @@ func TestOAuthUpstreamLifecycle(t *testing.T) {
 	logout := splitQuoted(markedBlock(t, "security.md", "oauth logout"))
 	out, errOut, code := e.interactive(add[1:]...)
 	seen = append(seen, out, errOut)
-	if code != 0 || !strings.Contains(out, "Added MCP server 'github' with 1 tools") {
+	if code != 0 || !strings.Contains(out, "Added MCP server 'github' with 2 tools") {
 		t.Fatalf("mcp add: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if strings.Contains(out, "Open this URL") {
@@ -141,7 +141,7 @@ func TestOAuthUpstreamLifecycle(t *testing.T) {
 	add2 := append([]string{"mcp", "add", "github2"}, add[4:]...)
 	out, errOut, code = e.interactive(add2...)
 	seen = append(seen, out, errOut)
-	if code != 0 || !strings.Contains(out, "Added MCP server 'github2' with 1 tools") {
+	if code != 0 || !strings.Contains(out, "Added MCP server 'github2' with 2 tools") {
 		t.Fatalf("mcp add through the running weft: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if st := e.statusOf("github2"); st != "active" {

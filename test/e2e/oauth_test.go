@@ -67,7 +67,7 @@ func authServer(t *testing.T, resource string, ttl int) string {
 
 // protectedServer is a go-sdk MCP server behind go-sdk's bearer-token
 // middleware, accepting the issuer's JWT access tokens for its own URL. Its
-// one tool says who called.
+// tools say who called (whoami) and with which token (token: its jti).
 func protectedServer(t *testing.T, ttl int) (serverURL, issuer string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -90,6 +90,10 @@ func protectedServer(t *testing.T, ttl int) (serverURL, issuer string) {
 			who = ti.UserID
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + who}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "token", Description: "which access token the call carried"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		jti, _ := req.Extra.TokenInfo.Extra["jti"].(string)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "token " + jti}}}, nil, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	srv := &http.Server{Handler: v.Wrap(h), ReadHeaderTimeout: 10 * time.Second}
