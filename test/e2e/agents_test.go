@@ -403,3 +403,21 @@ func TestClientAddAsAgent(t *testing.T) {
 		t.Errorf("client add --agent ghost: %d %s", code, stderr)
 	}
 }
+
+// `weft delegate --agent coder` uses coder's [delegation] settings, and the
+// delegated Claude Code reaches weft as coder.
+func TestDelegateAsAgent(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(t, fmt.Sprintf("[delegation]\nclaude_command = %q\nfallback = [\"claude\"]\nmodel = \"global-model\"\n\n"+
+		"[agents.coder]\nservers = []\n[agents.coder.delegation]\nmodel = \"coder-model\"\n", testutil.FakeClaudeBinary(t)))
+	out, stderr, code := e.run("delegate", "--agent", "coder", "write it")
+	if code != 0 {
+		t.Fatalf("delegate --agent coder: %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "--model coder-model") || !strings.Contains(out, `"--agent","coder"`) {
+		t.Errorf("the delegated Claude Code ran with:\n%s\nwant coder's model and weft mcp-server --agent coder", out)
+	}
+	if _, stderr, code := e.run("delegate", "--agent", "ghost", "x"); code == 0 || !strings.Contains(stderr, `no such agent "ghost"`) {
+		t.Errorf("delegate --agent ghost: %d %s", code, stderr)
+	}
+}
