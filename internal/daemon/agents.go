@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -24,8 +25,10 @@ var ErrNoAgent = config.ErrNoAgent
 type agentFaces struct {
 	base gateway.Options // the default face's options, without its routes
 	hub  *hub.Hub
-	// manager makes the mcp_manage Manager of an agent's face.
-	manager func(agent string) gateway.Manager
+	// manager makes the mcp_manage Manager of an agent's face, delegator
+	// its weft__delegate.
+	manager   func(agent string) gateway.Manager
+	delegator func(agent string) gateway.Delegator
 
 	mu     sync.Mutex
 	faces  map[string]*gateway.Gateway // every face made, by agent
@@ -34,13 +37,13 @@ type agentFaces struct {
 	def    string
 }
 
-func newAgentFaces(h *hub.Hub, base gateway.Options, manager func(string) gateway.Manager) *agentFaces {
+func newAgentFaces(h *hub.Hub, base gateway.Options, manager func(string) gateway.Manager, delegator func(string) gateway.Delegator) *agentFaces {
 	base.Routes, base.Health, base.Agents = nil, gateway.HealthOptions{}, nil
-	// Plans and delegation run tools through the whole hub: not served
-	// to an agent's clients until they run inside its view.
+	// Plan tools run tools through the whole hub: not served to an
+	// agent's clients until they run inside its view.
 	base.Plans, base.Delegate = nil, nil
 	base.Manage.Manager = nil
-	return &agentFaces{base: base, hub: h, manager: manager, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
+	return &agentFaces{base: base, hub: h, manager: manager, delegator: delegator, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
 }
 
 // apply brings the faces in line with cfg: new agents get a face, changed
@@ -62,6 +65,7 @@ func (a *agentFaces) apply(cfg *config.Config) {
 			opts := a.base
 			opts.View = view
 			opts.Manage.Manager = a.manager(name)
+			opts.Delegate = a.delegator(name)
 			a.faces[name] = gateway.New(a.hub, opts)
 		case a.specs[name] == nil || !sameView(a.specs[name], spec):
 			face.SetView(view)
@@ -191,4 +195,20 @@ func (d *Daemon) sessionList() []hub.Caller {
 		out = append(out, face.SessionList()...)
 	}
 	return out
+}
+
+// agentDelegator is weft__delegate for an agent's clients: the delegation
+// runs as that agent (its [delegation], Claude Code reaching weft as it).
+type agentDelegator struct {
+	d    *Daemon
+	name string
+}
+
+// Delegate implements gateway.Delegator.
+func (a agentDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (gateway.DelegateResult, error) {
+	spec := a.d.Config().Agents[a.name]
+	if spec == nil {
+		return gateway.DelegateResult{}, a.d.Config().NoAgentError(a.name)
+	}
+	return a.d.DelegateAs(ctx, in, a.name, spec.Delegation, progress)
 }

@@ -268,3 +268,21 @@ func TestDefaultAgent(t *testing.T) {
 		})
 	}
 }
+
+// weft__delegate called by an agent's client delegates as that agent: its
+// [delegation] settings, and Claude Code reaching weft as it.
+func TestDelegateToolAsAgent(t *testing.T) {
+	path := writeConfig(t, fmt.Sprintf("[delegation]\nclaude_command = %q\nfallback = [\"claude\"]\n\n"+
+		"[agents.coder]\nservers = []\n[agents.coder.delegation]\nmodel = \"coder-model\"\n", testutil.FakeClaudeBinary(t)))
+	d := newDaemon(t, path)
+	cs, _ := agentClient(t, d, "coder")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weft__delegate", Arguments: map[string]any{"task": "write it"}})
+	if err != nil || res.IsError {
+		t.Fatalf("weft__delegate as coder: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "--model coder-model") || !strings.Contains(text, `"--agent","coder"`) {
+		t.Errorf("the delegated Claude Code ran with:\n%s\nwant coder's model and weft mcp-server --agent coder", text)
+	}
+}

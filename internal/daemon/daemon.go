@@ -109,7 +109,8 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		Login:           d.loginThroughClient(),
 		Health:          health, Routes: routes, Middleware: append(d.obs.middleware(), withUsers),
 		View: agentview.Everything(cfg.Gateway.Separator, cfg.Limits.MaxTools)}
-	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} })
+	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} },
+		func(agent string) gateway.Delegator { return d.obs.delegator(agentDelegator{d, agent}) })
 	faceOpts.Agents = d.agents
 	d.gw = gateway.New(d.hub, faceOpts)
 	d.obs.sources, d.obs.sessionList = d.sessionsByFace, d.sessionList // agents.go
