@@ -286,3 +286,46 @@ func TestDelegateToolAsAgent(t *testing.T) {
 		t.Errorf("the delegated Claude Code ran with:\n%s\nwant coder's model and weft mcp-server --agent coder", text)
 	}
 }
+
+// docServer serves one resource, doc://x, whose text is text.
+func docServer(text string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "doc"}, nil)
+	s.AddResource(&mcp.Resource{URI: "doc://x", Name: "x"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: text}}}, nil
+	})
+	return s
+}
+
+// An agent's separate instance of a server lists the same URIs as the
+// global one; the agent reads them from its instance, everyone else from
+// the global server.
+func TestAgentInstanceResources(t *testing.T) {
+	global := testutil.ServeHTTP(t, docServer("global"))
+	own := testutil.ServeHTTP(t, docServer("x's own"))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.doc]\ntarget = %q\n[agents.x.mcp_servers.doc]\ntarget = %q\n", global, own)))
+	read := func(agent string) string {
+		t.Helper()
+		cs, _ := agentClient(t, d, agent)
+		var uris []string
+		for r, err := range cs.Resources(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			uris = append(uris, r.URI)
+		}
+		if !slices.Equal(uris, []string{"doc://x"}) {
+			t.Errorf("agent %q lists resources %v; want doc://x", agent, uris)
+		}
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "doc://x"})
+		if err != nil {
+			t.Fatalf("agent %q reads doc://x: %v", agent, err)
+		}
+		return res.Contents[0].Text
+	}
+	if got := read("x"); got != "x's own" {
+		t.Errorf("x reads %q; want its own instance's", got)
+	}
+	if got := read(""); got != "global" {
+		t.Errorf("/mcp reads %q; want the global server's", got)
+	}
+}
