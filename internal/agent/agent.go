@@ -64,6 +64,9 @@ type Options struct {
 	Plans PlanRunner
 	// OnStep, when set, sees each step as soon as it ends.
 	OnStep func(Step)
+	// Spent, when set, is told each priced model request's cost and the
+	// task's sender as soon as it is answered (a run's metrics).
+	Spent  func(sender string, usd float64)
 	Logger *slog.Logger
 }
 
@@ -176,7 +179,7 @@ func (a *Agent) Run(ctx context.Context, task Task) (*Result, error) {
 
 func (a *Agent) newRun(task Task, strategy string) *run {
 	return &run{a: a, task: task, res: &Result{Task: task.Text, Strategy: strategy, Planned: a.o.Limits.MaxDepth},
-		meter: newMeter(a.o.Price, task.Sender, a.o.Logger)}
+		meter: newMeter(a.o.Price, task.Sender, a.o.Logger, a.o.Spent)}
 }
 
 // finish completes the result: totals, and the partial-result message of

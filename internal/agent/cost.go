@@ -104,6 +104,7 @@ type meter struct {
 	price  Price
 	sender string
 	log    *slog.Logger
+	spent  func(sender string, usd float64) // nil: nobody counts
 	totals Totals
 	// lastIn and lastChars calibrate the estimate with the provider's own
 	// count of the previous request; maxOut is the largest reply so far.
@@ -112,8 +113,8 @@ type meter struct {
 	maxOut    int64
 }
 
-func newMeter(p Price, sender string, log *slog.Logger) *meter {
-	return &meter{price: p, sender: sender, log: log, totals: Totals{BySender: map[string]float64{}}}
+func newMeter(p Price, sender string, log *slog.Logger, spent func(string, float64)) *meter {
+	return &meter{price: p, sender: sender, log: log, spent: spent, totals: Totals{BySender: map[string]float64{}}}
 }
 
 // estimate is the conservative cost of sending req: its input
@@ -144,6 +145,9 @@ func (m *meter) charge(step int, req llm.Request, resp *llm.Response) Cost {
 	m.maxOut = max(m.maxOut, c.OutputTokens)
 	c.USD = m.price.usd(c.InputTokens, c.OutputTokens)
 	m.totals.Add(m.sender, c)
+	if m.spent != nil {
+		m.spent(m.sender, c.USD)
+	}
 	m.log.Info("agent step cost", "sender_id", m.sender, "step", step, "input_tokens", c.InputTokens,
 		"output_tokens", c.OutputTokens, "usd", c.USD, "estimated", c.Estimated, "run_usd", m.totals.USD)
 	return c

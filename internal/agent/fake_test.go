@@ -103,6 +103,7 @@ type setup struct {
 	maxTools int
 	plans    agent.PlanRunner
 	strategy string
+	spent    func(string, float64)
 }
 
 func (s setup) start(t *testing.T, tools toolset.Caller, script ...llmtest.Reply) (*agent.Agent, *llmtest.Server) {
@@ -117,7 +118,7 @@ func (s setup) start(t *testing.T, tools toolset.Caller, script ...llmtest.Reply
 		t.Fatal(err)
 	}
 	a, err := agent.New(agent.Options{Provider: p, Tools: tools, Limits: s.limits, Price: s.price, MaxTools: s.maxTools,
-		Plans: s.plans, Strategy: s.strategy, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Plans: s.plans, Strategy: s.strategy, Spent: s.spent, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func (a *app) delegateCommand() *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&req.AllowedTools, "allowed-tools", nil, "Claude Code tool pattern it may use (repeatable; default [delegation] allowed_tools)")
 	cmd.Flags().IntVar(&req.MaxTurns, "max-turns", 0, "most turns Claude Code takes, at least 3 (default [delegation] max_turns)")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the answer and which delegate gave it as JSON")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the answer, which delegate gave it and what it cost (cost_usd) as JSON")
 	return cmd
 }
 
@@ -54,10 +54,10 @@ func (a *app) delegateTask(ctx context.Context, req delegate.Request, jsonOut bo
 // delegateAgent is the "agent" delegate of `weft delegate`: this process
 // runs no daemon until the chain falls back to weft's own agent, which then
 // starts one for the task.
-func (a *app) delegateAgent(ctx context.Context, task string, emit func(delegate.Event)) (string, error) {
+func (a *app) delegateAgent(ctx context.Context, task delegate.AgentTask, emit func(delegate.Event)) (delegate.AgentAnswer, error) {
 	d, err := a.startSettled(ctx)
 	if err != nil {
-		return "", err
+		return delegate.AgentAnswer{}, err
 	}
 	defer stopDaemon(d)
 	return d.RunDelegateAgent(ctx, task, emit)

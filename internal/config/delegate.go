@@ -31,6 +31,15 @@ type Delegation struct {
 	// (default: [breaker]).
 	FailureThreshold int      `toml:"failure_threshold"`
 	ResetTimeout     Duration `toml:"reset_timeout"`
+	// Model is Claude Code's --model (an alias such as "sonnet" or a full
+	// model name); empty: Claude Code's own choice.
+	Model string `toml:"model"`
+	// ExcludedTools are Claude Code's --disallowedTools patterns: tools it
+	// is never offered, even when allowed_tools would match them.
+	ExcludedTools []string `toml:"excluded_tools"`
+	// MaxTokens caps each model reply (Claude Code reads it from
+	// CLAUDE_CODE_MAX_OUTPUT_TOKENS; it has no flag); 0: its default.
+	MaxTokens int `toml:"max_tokens"`
 }
 
 // DefaultDelegation is [delegation] when the file is silent.
@@ -44,16 +53,8 @@ func DefaultDelegation() Delegation {
 // applyDelegation copies the [delegation] keys of a decoded file onto cfg,
 // keeping defaults for what the file leaves out.
 func applyDelegation(cfg *Config, d Delegation, path string) error {
-	if d.MaxTurns < 0 || d.MaxConcurrent < 0 || d.FailureThreshold < 0 {
-		return invalidf("%s: delegation.max_turns, max_concurrent and failure_threshold must be positive (0 means the default)", path)
-	}
-	if d.MaxTurns > 0 && d.MaxTurns < delegationMinTurns {
-		return invalidf("%s: delegation.max_turns is %d; Claude Code needs at least %d", path, d.MaxTurns, delegationMinTurns)
-	}
-	for _, f := range d.Fallback {
-		if f != delegateClaude && f != delegateAgnt {
-			return invalidf("%s: delegation.fallback names %q; use %q and/or %q", path, f, delegateClaude, delegateAgnt)
-		}
+	if err := checkDelegation(d, path, "delegation"); err != nil {
+		return err
 	}
 	out := &cfg.Delegation
 	if d.FailureThreshold == 0 {
@@ -62,19 +63,6 @@ func applyDelegation(cfg *Config, d Delegation, path string) error {
 	if d.ResetTimeout == 0 {
 		out.ResetTimeout = cfg.Breaker.ResetTimeout
 	}
-	setIf(&out.ClaudeCommand, d.ClaudeCommand, d.ClaudeCommand != "")
-	setIf(&out.Fallback, d.Fallback, d.Fallback != nil)
-	setIf(&out.AllowedTools, d.AllowedTools, d.AllowedTools != nil)
-	setIf(&out.MaxTurns, d.MaxTurns, d.MaxTurns > 0)
-	setIf(&out.Timeout, d.Timeout, d.Timeout > 0)
-	setIf(&out.MaxConcurrent, d.MaxConcurrent, d.MaxConcurrent > 0)
-	setIf(&out.FailureThreshold, d.FailureThreshold, d.FailureThreshold > 0)
-	setIf(&out.ResetTimeout, d.ResetTimeout, d.ResetTimeout > 0)
+	*out = out.Merge(d)
 	return nil
-}
-
-func setIf[T any](dst *T, v T, ok bool) {
-	if ok {
-		*dst = v
-	}
 }

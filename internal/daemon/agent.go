@@ -56,6 +56,7 @@ func (d *Daemon) NewAgent(o AgentOptions) (*agent.Agent, error) {
 		Price:    agent.Price{Input: price.Input, Output: price.Output},
 		Strategy: strategy,
 		OnStep:   o.OnStep,
+		Spent:    d.obs.spent,
 		Logger:   d.logger,
 		Plans:    planEngine{},
 		Tools:    tools,
@@ -88,12 +89,10 @@ func (d *Daemon) AgentTools(name string) (HubTools, error) {
 	return ToolsAs(d.hub, agentview.New(spec, cfg.Gateway.Separator, gateway.BuiltinNames)), nil
 }
 
-// delegateSender is the sender_id the fallback agent's steps are billed to.
-const delegateSender = "delegate"
-
 // RunDelegateAgent runs weft's own agent on task over the daemon's hub, as
-// the "agent" delegate, relaying each step as a delegation event.
-func (d *Daemon) RunDelegateAgent(ctx context.Context, task string, emit func(delegate.Event)) (string, error) {
+// the "agent" delegate, relaying each step as a delegation event. Its
+// steps are billed to the delegation's agent name ("default" when none).
+func (d *Daemon) RunDelegateAgent(ctx context.Context, task delegate.AgentTask, emit func(delegate.Event)) (delegate.AgentAnswer, error) {
 	ag, err := d.NewAgent(AgentOptions{OnStep: func(st agent.Step) {
 		if st.Thought != "" {
 			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindText, Text: st.Thought})
@@ -103,26 +102,37 @@ func (d *Daemon) RunDelegateAgent(ctx context.Context, task string, emit func(de
 		}
 	}})
 	if err != nil {
-		return "", err
+		return delegate.AgentAnswer{}, err
 	}
-	res, err := ag.Run(ctx, agent.Task{Text: task, Sender: delegateSender})
+	res, err := ag.Run(ctx, agent.Task{Text: task.Text, Sender: costLabel(task.Agent)})
+	spent := delegate.AgentAnswer{}
+	if res != nil {
+		spent.CostUSD = res.Totals.USD
+	}
 	if err != nil {
-		return "", err
+		return spent, err
 	}
 	if res.Reason != agent.ReasonComplete {
-		return "", errors.New("the agent stopped early: " + strings.TrimSpace(string(res.Reason)+" "+res.Message))
+		return spent, errors.New("the agent stopped early: " + strings.TrimSpace(string(res.Reason)+" "+res.Message))
 	}
 	emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindResult, Text: res.Answer})
-	return res.Answer, nil
+	spent.Text = res.Answer
+	return spent, nil
 }
 
 // NewRunner builds the delegation runner [delegation] in cfg describes, for
 // a weft at delegation depth depth, with agentFn as the "agent" delegate.
 func NewRunner(cfg *config.Config, depth int, agentFn delegate.AgentFunc) (*delegate.Runner, error) {
+	return delegate.New(runnerConfig(cfg, depth, agentFn))
+}
+
+// runnerConfig is the delegation runner's configuration from [delegation].
+func runnerConfig(cfg *config.Config, depth int, agentFn delegate.AgentFunc) delegate.Config {
 	d := cfg.Delegation
-	return delegate.New(delegate.Config{
+	return delegate.Config{
 		Command: d.ClaudeCommand, WeftConfig: cfg.Path, Chain: d.Fallback, AllowedTools: d.AllowedTools,
 		MaxTurns: d.MaxTurns, Timeout: d.Timeout.Std(), MaxParallel: d.MaxConcurrent, Depth: depth, MaxDepth: cfg.Security.MaxDelegationDepth,
 		FailureThreshold: d.FailureThreshold, ResetTimeout: d.ResetTimeout.Std(), Agent: agentFn,
-	})
+		Model: d.Model, ExcludedTools: d.ExcludedTools, MaxTokens: d.MaxTokens,
+	}
 }

@@ -26,17 +26,27 @@ type delegator struct {
 var _ gateway.Delegator = (*delegator)(nil)
 
 func (g *delegator) runner() (*delegate.Runner, error) {
-	g.once.Do(func() { g.r, g.err = NewRunner(g.cfg, g.d.depth, g.d.RunDelegateAgent) })
+	g.once.Do(func() {
+		rc := runnerConfig(g.cfg, g.d.depth, g.d.RunDelegateAgent)
+		rc.ClaudeSpent = g.d.obs.spent
+		g.r, g.err = delegate.New(rc)
+	})
 	return g.r, g.err
 }
 
-// Delegate runs one delegation for the face.
+// Delegate runs one delegation for the face, as the default agent.
 func (g *delegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (gateway.DelegateResult, error) {
+	return g.delegateAs(ctx, in, "", config.Delegation{}, progress)
+}
+
+// delegateAs runs one delegation as agent with override merged over
+// [delegation] (delegate_as.go).
+func (g *delegator) delegateAs(ctx context.Context, in gateway.DelegateArgs, agent string, override config.Delegation, progress func(string)) (gateway.DelegateResult, error) {
 	r, err := g.runner()
 	if err != nil {
 		return gateway.DelegateResult{}, err
 	}
-	res, err := r.Run(ctx, delegate.Request{Task: in.Task, AllowedTools: in.AllowedTools, MaxTurns: in.MaxTurns, Depth: in.Depth},
+	res, err := r.Run(ctx, delegationRequest(g.cfg.Delegation, agent, override, in),
 		func(e delegate.Event) { progress(e.String()) })
 	if err != nil {
 		return gateway.DelegateResult{}, err

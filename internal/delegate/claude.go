@@ -41,6 +41,12 @@ func (c *claudeRun) args(mcpConfig string) []string {
 	if len(c.req.AllowedTools) > 0 {
 		args = append(args, "--allowedTools", strings.Join(c.req.AllowedTools, ","))
 	}
+	if len(c.req.ExcludedTools) > 0 {
+		args = append(args, "--disallowedTools", strings.Join(c.req.ExcludedTools, ","))
+	}
+	if c.req.Model != "" {
+		args = append(args, "--model", c.req.Model)
+	}
 	return append(args, "--", c.req.Task)
 }
 
@@ -56,13 +62,7 @@ func (c *claudeRun) writeMCPConfig() (string, func(), error) {
 		return "", nil, fmt.Errorf("create a temp dir for the delegate's MCP config: %w", err)
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
-	// --settle: claude -p lists weft's tools once, at its start, so the
-	// child weft lets its upstreams connect first (bounded).
-	args := []string{"mcp-server", "--settle", delegateSettle}
-	if c.cfg.WeftConfig != "" {
-		args = append(args, "--config", c.cfg.WeftConfig)
-	}
-	doc := map[string]any{"mcpServers": map[string]any{"weft": map[string]any{"command": c.cfg.WeftBinary, "args": args}}}
+	doc := map[string]any{"mcpServers": map[string]any{"weft": map[string]any{"command": c.cfg.WeftBinary, "args": c.weftArgs()}}}
 	b, err := json.Marshal(doc)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, "mcp.json"), b, 0o600)
@@ -74,27 +74,57 @@ func (c *claudeRun) writeMCPConfig() (string, func(), error) {
 	return filepath.Join(dir, "mcp.json"), cleanup, nil
 }
 
+// weftArgs are the arguments of the weft Claude Code starts as its MCP
+// server: weft's MCP face, as the request's agent when it names one.
+func (c *claudeRun) weftArgs() []string {
+	// --settle: claude -p lists weft's tools once, at its start, so the
+	// child weft lets its upstreams connect first (bounded).
+	args := []string{"mcp-server", "--settle", delegateSettle}
+	if c.req.Agent != "" {
+		args = append(args, "--agent", c.req.Agent)
+	}
+	if c.cfg.WeftConfig != "" {
+		args = append(args, "--config", c.cfg.WeftConfig)
+	}
+	return args
+}
+
+// maxTokensEnv caps each of Claude Code's model replies: it has no flag
+// for it, only this variable.
+const maxTokensEnv = "CLAUDE_CODE_MAX_OUTPUT_TOKENS"
+
+// environ is Claude Code's environment: weft's (or the configured one),
+// the delegation depth, and the reply cap when one is set.
+func (c *claudeRun) environ() []string {
+	env := append(c.cfg.environ(), DepthEnv+"="+strconv.Itoa(c.depth))
+	if c.req.MaxTokens > 0 {
+		env = append(env, maxTokensEnv+"="+strconv.Itoa(c.req.MaxTokens))
+	}
+	return env
+}
+
 // run starts Claude Code in its own process group, relays its stream and
-// returns its answer. ctx ending kills the whole group.
-func (c *claudeRun) run(ctx context.Context) (string, error) {
+// returns its answer and what it reported spending (also when it failed).
+// ctx ending kills the whole group.
+func (c *claudeRun) run(ctx context.Context) (string, float64, error) {
 	file, cleanup, err := c.writeMCPConfig()
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer cleanup()
-	cmd := exec.Command(c.cfg.Command, c.args(file)...)
-	cmd.Env = append(c.cfg.environ(), DepthEnv+"="+strconv.Itoa(c.depth))
+	cmd := exec.Command(c.req.Command, c.args(file)...)
+	cmd.Env = c.environ()
 	cmd.Dir = c.cfg.Dir
 	stderr := &tail{n: 4096}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", fmt.Errorf("delegate stdout: %w", err)
+		return "", 0, fmt.Errorf("delegate stdout: %w", err)
 	}
 	start := time.Now()
 	group, err := procgroup.Start(cmd)
 	if err != nil {
-		return "", &SubprocessError{Command: c.cfg.Command, ExitCode: -1, Err: err, Reason: "cannot start it; install Claude Code or set [delegation] claude_command"}
+		return "", 0, &SubprocessError{Command: c.req.Command, ExitCode: -1, Err: err, Reason: "cannot start it; install Claude Code or set [delegation] claude_command"}
 	}
 	defer group.Close()
 	kill := func() { _ = group.Kill() }
@@ -107,10 +137,15 @@ func (c *claudeRun) run(ctx context.Context) (string, error) {
 	}
 	werr := cmd.Wait()
 	kill() // grandchildren (weft mcp-server) must not outlive the delegation
-	if ctx.Err() != nil {
-		return "", ctxError(ctx, "claude", time.Since(start))
+	var cost float64
+	if res != nil {
+		cost = res.CostUSD
 	}
-	return c.outcome(res, perr, werr, stderr.String())
+	if ctx.Err() != nil {
+		return "", cost, ctxError(ctx, "claude", time.Since(start))
+	}
+	answer, err := c.outcome(res, perr, werr, stderr.String())
+	return answer, cost, err
 }
 
 // read consumes the stream, relaying events, until EOF or a line that does
@@ -126,7 +161,7 @@ func (c *claudeRun) read(r io.Reader) (*streamLine, error) {
 		}
 		evs, res, err := parseLine(line)
 		if err != nil {
-			return nil, &UnparseableOutputError{Command: c.cfg.Command, Raw: clip(string(line), 300), Err: err}
+			return nil, &UnparseableOutputError{Command: c.req.Command, Raw: clip(string(line), 300), Err: err}
 		}
 		for _, e := range evs {
 			c.emit(e)
@@ -136,7 +171,7 @@ func (c *claudeRun) read(r io.Reader) (*streamLine, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &UnparseableOutputError{Command: c.cfg.Command, Raw: "(a line over the limit)", Err: err}
+		return nil, &UnparseableOutputError{Command: c.req.Command, Raw: "(a line over the limit)", Err: err}
 	}
 	return final, nil
 }
@@ -152,7 +187,7 @@ func (c *claudeRun) outcome(res *streamLine, perr, werr error, stderr string) (s
 	if errors.As(werr, &ee) {
 		code = ee.ExitCode()
 	} else if werr != nil {
-		return "", &SubprocessError{Command: c.cfg.Command, ExitCode: -1, Stderr: stderr, Err: werr}
+		return "", &SubprocessError{Command: c.req.Command, ExitCode: -1, Stderr: stderr, Err: werr}
 	}
 	switch {
 	case res != nil && res.IsError || res != nil && res.Subtype != "" && res.Subtype != "success":
@@ -162,11 +197,11 @@ func (c *claudeRun) outcome(res *streamLine, perr, werr error, stderr string) (s
 		} else if res.Result != "" {
 			reason += ": " + clip(res.Result, 300)
 		}
-		return "", &SubprocessError{Command: c.cfg.Command, ExitCode: code, Stderr: stderr, Reason: reason}
+		return "", &SubprocessError{Command: c.req.Command, ExitCode: code, Stderr: stderr, Reason: reason}
 	case code != 0:
-		return "", &SubprocessError{Command: c.cfg.Command, ExitCode: code, Stderr: stderr}
+		return "", &SubprocessError{Command: c.req.Command, ExitCode: code, Stderr: stderr}
 	case res == nil:
-		return "", &UnparseableOutputError{Command: c.cfg.Command, Raw: "(no result line)", Err: errors.New("the stream ended without a result")}
+		return "", &UnparseableOutputError{Command: c.req.Command, Raw: "(no result line)", Err: errors.New("the stream ended without a result")}
 	}
 	return res.Result, nil
 }

@@ -24,7 +24,19 @@ const (
 const MinTurns = 3
 
 // AgentFunc runs weft's own agent on a task, relaying its steps.
-type AgentFunc func(ctx context.Context, task string, emit func(Event)) (string, error)
+type AgentFunc func(ctx context.Context, task AgentTask, emit func(Event)) (AgentAnswer, error)
+
+// AgentTask is what the agent delegate is asked to do, and as which agent.
+type AgentTask struct {
+	Text  string
+	Agent string // the weft agent the delegation runs as; "": the default
+}
+
+// AgentAnswer is the agent delegate's answer and what its model cost.
+type AgentAnswer struct {
+	Text    string
+	CostUSD float64
+}
 
 // Config configures a Runner.
 type Config struct {
@@ -45,6 +57,16 @@ type Config struct {
 	FailureThreshold int
 	ResetTimeout     time.Duration
 	Agent            AgentFunc // the agent delegate; nil: not available
+	// Model, ExcludedTools and MaxTokens are Claude Code's --model,
+	// --disallowedTools and reply cap when a request names none.
+	Model         string
+	ExcludedTools []string
+	MaxTokens     int
+	// ClaudeSpent, when set, is told what each Claude Code attempt cost
+	// (its total_cost_usd, failed attempts included), with the request's
+	// agent name. The agent delegate's cost is not reported here: weft's
+	// agent meters its own steps.
+	ClaudeSpent func(agent string, usd float64)
 }
 
 func (c *Config) environ() []string {
@@ -54,19 +76,37 @@ func (c *Config) environ() []string {
 	return os.Environ()
 }
 
-// Request is one task to delegate.
+// Request is one task to delegate. Its zero fields take the Runner's
+// Config.
 type Request struct {
 	Task         string
 	AllowedTools []string // Claude Code tool patterns, e.g. mcp__weft__*
 	MaxTurns     int
 	// Depth is the caller's in-band delegation depth, when it has one.
 	Depth int
+	// Agent is the weft agent the delegation runs as: Claude Code's weft
+	// is `weft mcp-server --agent Agent`, and the agent delegate runs as
+	// it. Empty: the default view of weft.
+	Agent string
+	// Per-call settings (an agent's [delegation] override merged over the
+	// global one); a zero field keeps the Runner's.
+	Command       string
+	Chain         []string
+	Timeout       time.Duration
+	Model         string
+	ExcludedTools []string
+	MaxTokens     int
 }
 
-// Result is a delegation's answer and which delegate gave it.
+// Result is a delegation's answer, which delegate gave it and what the
+// whole delegation cost.
 type Result struct {
 	Answer   string `json:"answer"`
 	Delegate string `json:"delegate"`
+	// CostUSD sums what every attempt of the chain reported spending, a
+	// failed one included: Claude Code's total_cost_usd, weft's agent's
+	// priced tokens.
+	CostUSD float64 `json:"cost_usd"`
 }
 
 // Runner runs delegations. It is safe for concurrent use.
@@ -84,10 +124,8 @@ func New(cfg Config) (*Runner, error) {
 	if len(cfg.Chain) == 0 {
 		cfg.Chain = []string{Claude, Agent}
 	}
-	for _, d := range cfg.Chain {
-		if d != Claude && d != Agent {
-			return nil, fmt.Errorf("delegation fallback %q is unknown; use %q or %q", d, Claude, Agent)
-		}
+	if err := checkChain(cfg.Chain); err != nil {
+		return nil, err
 	}
 	if cfg.WeftBinary == "" {
 		exe, err := os.Executable()
@@ -110,6 +148,10 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		emit = func(Event) {}
 	}
 	emit = onceLocked(emit)
+	req = r.withDefaults(req)
+	if err := checkChain(req.Chain); err != nil {
+		return nil, err
+	}
 	depth, err := nextDepth(r.cfg.Depth, req.Depth, r.cfg.MaxDepth)
 	if err != nil {
 		return nil, err
@@ -125,12 +167,6 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		return nil, fmt.Errorf("waiting for a delegation slot: %w", ctx.Err())
 	}
 	defer func() { <-r.slots }()
-	if len(req.AllowedTools) == 0 {
-		req.AllowedTools = r.cfg.AllowedTools
-	}
-	if req.MaxTurns <= 0 {
-		req.MaxTurns = r.cfg.MaxTurns
-	}
 	res, err := r.chain(ctx, req, depth, emit)
 	r.breaker.Record(probe, delegationOutcome(err, errors.Is(err, context.Canceled)))
 	return res, err
@@ -140,16 +176,18 @@ func (r *Runner) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 // stops the chain.
 func (r *Runner) chain(ctx context.Context, req Request, depth int, emit func(Event)) (*Result, error) {
 	var failed []Attempt
-	for i, name := range r.cfg.Chain {
-		answer, err := r.attempt(ctx, name, req, depth, emit)
+	var cost float64
+	for i, name := range req.Chain {
+		answer, spent, err := r.attempt(ctx, name, req, depth, emit)
+		cost += spent
 		if err == nil {
-			return &Result{Answer: answer, Delegate: name}, nil
+			return &Result{Answer: answer, Delegate: name, CostUSD: cost}, nil
 		}
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
 		failed = append(failed, Attempt{Name: name, Err: err})
-		if i < len(r.cfg.Chain)-1 {
+		if i < len(req.Chain)-1 {
 			emit(Event{Delegate: name, Kind: KindFallback, Text: err.Error()})
 		}
 	}
@@ -159,24 +197,29 @@ func (r *Runner) chain(ctx context.Context, req Request, depth int, emit func(Ev
 	return nil, &FallbackExhaustedError{Attempts: failed}
 }
 
-// attempt runs one delegate under the per-attempt timeout.
-func (r *Runner) attempt(ctx context.Context, name string, req Request, depth int, emit func(Event)) (string, error) {
-	if r.cfg.Timeout > 0 {
+// attempt runs one delegate under the per-attempt timeout; it returns
+// the answer and what the attempt cost.
+func (r *Runner) attempt(ctx context.Context, name string, req Request, depth int, emit func(Event)) (string, float64, error) {
+	if req.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.cfg.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
 	if name == Claude {
 		c := &claudeRun{cfg: &r.cfg, req: req, depth: depth, emit: emit}
-		return c.run(ctx)
+		answer, cost, err := c.run(ctx)
+		if cost > 0 && r.cfg.ClaudeSpent != nil {
+			r.cfg.ClaudeSpent(req.Agent, cost)
+		}
+		return answer, cost, err
 	}
 	if r.cfg.Agent == nil {
-		return "", errors.New("weft's agent is not available here; configure [llm] to use it as a fallback")
+		return "", 0, errors.New("weft's agent is not available here; configure [llm] to use it as a fallback")
 	}
 	start := time.Now()
-	answer, err := r.cfg.Agent(ctx, req.Task, emit)
+	answer, err := r.cfg.Agent(ctx, AgentTask{Text: req.Task, Agent: req.Agent}, emit)
 	if err != nil && ctx.Err() != nil {
-		return "", ctxError(ctx, Agent, time.Since(start))
+		return "", answer.CostUSD, ctxError(ctx, Agent, time.Since(start))
 	}
-	return answer, err
+	return answer.Text, answer.CostUSD, err
 }

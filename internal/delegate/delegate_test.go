@@ -139,15 +139,15 @@ func TestRunFallsBackToAgent(t *testing.T) {
 		agent AgentFunc
 		check func(*testing.T, *Result, error)
 	}{
-		{"agent answers", func(_ context.Context, task string, emit func(Event)) (string, error) {
+		{"agent answers", func(_ context.Context, task AgentTask, emit func(Event)) (AgentAnswer, error) {
 			emit(Event{Delegate: Agent, Kind: KindText, Text: "on it"})
-			return "agent did " + task, nil
+			return AgentAnswer{Text: "agent did " + task.Text, CostUSD: 0.5}, nil
 		}, func(t *testing.T, res *Result, err error) {
-			if err != nil || res.Answer != "agent did t" || res.Delegate != Agent {
+			if err != nil || res.Answer != "agent did t" || res.Delegate != Agent || res.CostUSD != 0.5 {
 				t.Fatalf("res = %+v, err = %v", res, err)
 			}
 		}},
-		{"both fail", func(context.Context, string, func(Event)) (string, error) { return "", agentErr },
+		{"both fail", func(context.Context, AgentTask, func(Event)) (AgentAnswer, error) { return AgentAnswer{}, agentErr },
 			func(t *testing.T, _ *Result, err error) {
 				var fe *FallbackExhaustedError
 				var se *SubprocessError
