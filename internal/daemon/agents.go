@@ -27,6 +27,9 @@ type agentFaces struct {
 	hub  *hub.Hub
 	// manager makes the mcp_manage Manager of an agent's face.
 	manager func(agent string) gateway.Manager
+	// delegate makes the weft__delegate Delegator of an agent's face (nil:
+	// delegation unavailable there).
+	delegate func(agent string) gateway.Delegator
 
 	mu     sync.Mutex
 	faces  map[string]*gateway.Gateway // every face made, by agent
@@ -37,8 +40,9 @@ type agentFaces struct {
 
 func newAgentFaces(h *hub.Hub, base gateway.Options, manager func(string) gateway.Manager) *agentFaces {
 	base.Routes, base.Health, base.Agents = nil, gateway.HealthOptions{}, nil
-	// Plans and delegation run tools through the whole hub: not served
-	// to an agent's clients until they run inside its view.
+	// Plans run tools through the whole hub: not served to an agent's
+	// clients until they run inside its view. Delegation runs as the agent
+	// (delegate, agentdelegate.go).
 	base.Plans, base.Delegate = nil, nil
 	base.Manage.Manager = nil
 	return &agentFaces{base: base, hub: h, manager: manager, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
@@ -63,6 +67,9 @@ func (a *agentFaces) apply(cfg *config.Config) {
 			opts := a.base
 			opts.View = view
 			opts.Manage.Manager = a.manager(name)
+			if a.delegate != nil {
+				opts.Delegate = a.delegate(name)
+			}
 			a.faces[name] = gateway.New(a.hub, opts)
 		case a.specs[name] == nil || !sameView(a.specs[name], spec):
 			face.SetView(view)

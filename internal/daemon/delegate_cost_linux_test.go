@@ -64,7 +64,7 @@ func TestDelegateFallbackAgentCost(t *testing.T) {
 		llmtest.Reply{Text: "The agent heard fake:hi.", Usage: &llmtest.Usage{Input: 2000, Output: 50}},
 	)
 	t.Setenv("LLMTEST_KEY", "sk-test")
-	path := writeConfig(t, "[llm]\nprovider = \"openai\"\nmodel = \"test-model\"\nbase_url = \""+srv.URL()+"\"\napi_key_env = \"LLMTEST_KEY\"\n\n"+
+	path := writeConfig(t, "[agents.coder]\n\n[llm]\nprovider = \"openai\"\nmodel = \"test-model\"\nbase_url = \""+srv.URL()+"\"\napi_key_env = \"LLMTEST_KEY\"\n\n"+
 		"[prices.\"test-model\"]\ninput = 2.0\noutput = 10.0\n\n"+
 		"[delegation]\nclaude_command = \"/nonexistent/claude\"\nfallback = [\"claude\", \"agent\"]\n\n"+
 		"[tools.mcp_servers.fake]\ntarget = \""+testutil.FakeServerBinary(t)+"\"\n")
