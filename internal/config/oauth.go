@@ -116,6 +116,12 @@ type GatewayAuth struct {
 	RequiredScopes []string `toml:"required_scopes,omitempty"`
 	// ClockSkew is the tolerance on exp and nbf (default 60s).
 	ClockSkew Duration `toml:"clock_skew,omitempty"`
+	// AgentClaim names the token claim whose value selects the agent a
+	// request acts as (client_id, azp, sub or any other), or "scope" for
+	// the token's scopes; Agents maps those values to agents
+	// (authagents.go).
+	AgentClaim string            `toml:"agent_claim,omitempty"`
+	Agents     map[string]string `toml:"agents,omitempty"`
 }
 
 func (a *GatewayAuth) validate(path string) error {
@@ -134,5 +140,5 @@ func (a *GatewayAuth) validate(path string) error {
 	if a.ClockSkew < 0 {
 		return invalidf("%s: gateway.auth.clock_skew is negative; use a duration such as \"60s\"", path)
 	}
-	return nil
+	return a.validateAgentClaim(path)
 }

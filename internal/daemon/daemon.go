@@ -220,7 +220,7 @@ func HTTPOptions(ctx context.Context, cfg *config.Config, listen string) (gatewa
 		if err != nil {
 			return o, err
 		}
-		o.Auth = auth
+		o.Auth, o.AgentOf = auth, agentOfIdentity(cfg.Gateway.Auth)
 	}
 	if !gateway.IsLoopbackListen(listen) && o.Token == "" && o.Auth == nil {
 		return o, fmt.Errorf("listen address %s is not loopback: set security.http_token_env to a variable holding a bearer token, or listen on 127.0.0.1", listen)
