@@ -96,7 +96,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	pins.OnChange = d.hub.Refresh // another weft's approval merged in
 	d.del = &delegator{d: d, cfg: cfg}
 	health, routes := d.obs.gatewayOptions(cfg)
-	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}))
+	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}, dashboardAgents{d}))
 	faceOpts := gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
 		Manage:          gateway.ManageOptions{Manager: d, ApprovalTimeout: opts.ApprovalTimeout},
 		Delegation:      gateway.DelegationOptions{Depth: d.depth, Max: cfg.Security.MaxDelegationDepth},
@@ -109,7 +109,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	d.agents.delegate = func(agent string) gateway.Delegator { return agentDelegator{d, agent} }
 	faceOpts.Agents = d.agents
 	d.gw = gateway.New(d.hub, faceOpts)
-	d.obs.sources, d.obs.sessionList = d.gw.SessionsByFace, d.gw.SessionList
+	d.obs.sources, d.obs.sessionList = d.sessionsByFaceAndAgent, d.allSessions // agentsdash.go
 	d.setConfig(cfg, "")
 	return d, nil
 }
