@@ -49,13 +49,7 @@ func (id Identities) values(info *auth.TokenInfo) []string {
 	case string:
 		return []string{v}
 	case []any:
-		var out []string
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
+		return stringsIn(v)
 	}
 	return nil
 }

@@ -74,19 +74,13 @@ func TestAgentsEventOnNewSession(t *testing.T) {
 	r := bufio.NewReader(resp.Body)
 	nextAgents := func() []AgentView { // the data of the next agents event
 		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				t.Fatalf("stream ended: %v", err)
+			if name, data := nextEvent(t, r); name == "agents" {
+				var out []AgentView
+				if err := json.Unmarshal([]byte(data), &out); err != nil {
+					t.Fatal(err)
+				}
+				return out
 			}
-			if strings.TrimSpace(line) != "event: agents" {
-				continue
-			}
-			data, _ := r.ReadString('\n')
-			var out []AgentView
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(data, "data: ")), &out); err != nil {
-				t.Fatal(err)
-			}
-			return out
 		}
 	}
 	if got := nextAgents(); got[0].Sessions != 0 {

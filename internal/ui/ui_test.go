@@ -85,17 +85,7 @@ func TestEventsStreamCallsAndEndOnClose(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	r := bufio.NewReader(resp.Body)
-	next := func() string { // the event name of the next message
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				t.Fatalf("stream ended: %v", err)
-			}
-			if name, ok := strings.CutPrefix(line, "event: "); ok {
-				return strings.TrimSpace(name)
-			}
-		}
-	}
+	next := func() string { name, _ := nextEvent(t, r); return name }
 	if got := next(); got != "servers" {
 		t.Fatalf("first event %q, want the servers table", got)
 	}
@@ -128,3 +118,18 @@ func TestStatsQuantilesAndRedaction(t *testing.T) {
 type errContains string
 
 func (e errContains) Error() string { return string(e) }
+
+// nextEvent reads the next server-sent event's name and data.
+func nextEvent(t *testing.T, r *bufio.Reader) (name, data string) {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended: %v", err)
+		}
+		if n, ok := strings.CutPrefix(line, "event: "); ok {
+			d, _ := r.ReadString('\n')
+			return strings.TrimSpace(n), strings.TrimSpace(strings.TrimPrefix(d, "data: "))
+		}
+	}
+}
