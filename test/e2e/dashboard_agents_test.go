@@ -80,6 +80,7 @@ func TestDashboardAgentsPage(t *testing.T) {
 	}
 	awaitJS(t, ctx, 5*time.Second, `(() => { const rows = [...document.querySelectorAll("#tools tbody tr")];
 		return rows.length > 0 && rows.every((r) => r.cells[1].textContent === "one"); })()`, "the tools page filtered by coder")
+	screenshot(t, ctx, "tools-agent")
 
 	if err := showPage(ctx, "sessions", `#sessions tr[data-agent="coder"]`); err != nil {
 		t.Fatalf("sessions page: %v", err)
