@@ -152,7 +152,7 @@ func (a *app) agentDetail(ctx context.Context, name string) (agentShow, error) {
 	}
 	spec := cfg.Agents[name]
 	if spec == nil {
-		return agentShow{}, fmt.Errorf("no agent %q: configure it as [agents.%s] in %s or in %s", name, name, cfg.Path, cfg.AgentFile(name))
+		return agentShow{}, cfg.NoAgentError(name)
 	}
 	out := agentShow{Source: "live", Config: agentConfig{File: spec.Source, Instances: map[string]string{}, AllowedTools: spec.AllowedTools,
 		DeniedTools: spec.DeniedTools, MaxTools: spec.MaxTools, Autonomy: spec.Autonomy, Model: spec.Agent.LLM.Model,
@@ -191,5 +191,17 @@ func (a *app) agentListing(ctx context.Context, name string) error {
 		return writeJSON(a.stdout, l)
 	}
 	a.printListing(l)
+	return nil
+}
+
+// checkAgent fails unless the config defines the named agent.
+func (a *app) checkAgent(name string) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	if cfg.Agents[name] == nil {
+		return cfg.NoAgentError(name)
+	}
 	return nil
 }

@@ -445,3 +445,13 @@ func (a *AgentSpec) ServerNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// ErrNoAgent is matched by the error of a name that is not a configured
+// agent.
+var ErrNoAgent = errors.New("no such agent")
+
+// NoAgentError says that name is not a configured agent, and where to
+// configure it.
+func (c *Config) NoAgentError(name string) error {
+	return fmt.Errorf("%w %q: configure it as [agents.%s] in %s or in %s", ErrNoAgent, name, name, c.Path, c.AgentFile(name))
+}

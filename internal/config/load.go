@@ -66,7 +66,7 @@ func Default() *Config {
 	return &Config{
 		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator,
 			MaxConnections: DefaultMaxConnections, IdleTimeout: Duration(DefaultIdleTimeout), BodyTimeout: Duration(DefaultBodyTimeout),
-			MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout)},
+			MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout), AgentsDir: DefaultAgentsDir},
 		Limits: Limits{MaxTools: DefaultMaxTools, MaxMessageBytes: DefaultMaxMessageBytes,
 			MaxConcurrentCalls: DefaultMaxConcurrentCalls, DrainTimeout: Duration(DefaultDrainTimeout),
 			PingInterval: Duration(DefaultPingInterval)},
@@ -161,7 +161,8 @@ func parse(data []byte, path string) (*Config, error) {
 		return nil, decodeErrorIn(reflect.TypeOf(fileConfig{}), path, err)
 	}
 	cfg.agentTables = fc.Agents
-	cfg.Gateway.AgentsDir, cfg.Gateway.DefaultAgent = fc.Gateway.AgentsDir, fc.Gateway.DefaultAgent
+	setIf(&cfg.Gateway.AgentsDir, fc.Gateway.AgentsDir, fc.Gateway.AgentsDir != "")
+	cfg.Gateway.DefaultAgent = fc.Gateway.DefaultAgent
 	g, l, sec := fc.Gateway, fc.Limits, fc.Security
 	if g.Listen != "" {
 		cfg.Gateway.Listen = g.Listen

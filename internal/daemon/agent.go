@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/weft-dev/weft/internal/agent"
@@ -84,7 +83,7 @@ func (d *Daemon) AgentTools(name string) (HubTools, error) {
 	cfg := d.Config()
 	spec := cfg.Agents[name]
 	if spec == nil {
-		return HubTools{}, fmt.Errorf("%w %q: configure it as [agents.%s] in %s or in %s", ErrNoAgent, name, name, d.path, cfg.AgentFile(name))
+		return HubTools{}, cfg.NoAgentError(name)
 	}
 	return ToolsAs(d.hub, agentview.New(spec, cfg.Gateway.Separator, gateway.BuiltinNames)), nil
 }

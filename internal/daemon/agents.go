@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -15,7 +14,7 @@ import (
 )
 
 // ErrNoAgent is the error of a name that is not a configured agent.
-var ErrNoAgent = errors.New("no such agent")
+var ErrNoAgent = config.ErrNoAgent
 
 // agentFaces keeps one MCP face per configured agent in step with the
 // config (gateway.Agents). A face, once made, is kept for the daemon's
@@ -164,7 +163,7 @@ func (d *Daemon) AgentFace(name string) (*gateway.Gateway, error) {
 	}
 	face, ok := d.agents.Face(name)
 	if !ok {
-		return nil, fmt.Errorf("%w %q: configure it as [agents.%s] in %s or in %s", ErrNoAgent, name, name, d.path, d.Config().AgentFile(name))
+		return nil, d.Config().NoAgentError(name)
 	}
 	return face, nil
 }

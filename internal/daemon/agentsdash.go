@@ -27,10 +27,10 @@ func (d *Daemon) faces() map[string]*gateway.Gateway {
 	return out
 }
 
-// sessionsByFaceAndAgent counts every face's client sessions for the
+// sessionsByFace counts every face's client sessions for the
 // weft_client_sessions gauge; the agent label takes configured names and
 // "default" only.
-func (d *Daemon) sessionsByFaceAndAgent() map[metrics.SessionKey]int {
+func (d *Daemon) sessionsByFace() map[metrics.SessionKey]int {
 	out := map[metrics.SessionKey]int{}
 	for agent, face := range d.faces() {
 		for f, n := range face.SessionsByFace() {
@@ -40,9 +40,9 @@ func (d *Daemon) sessionsByFaceAndAgent() map[metrics.SessionKey]int {
 	return out
 }
 
-// allSessions names every face's client sessions, sorted by agent, face
+// sessionList names every face's client sessions, sorted by agent, face
 // and session, for the dashboard.
-func (d *Daemon) allSessions() []hub.Caller {
+func (d *Daemon) sessionList() []hub.Caller {
 	var out []hub.Caller
 	for _, face := range d.faces() {
 		out = append(out, face.SessionList()...)

@@ -109,7 +109,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	d.agents.delegate = func(agent string) gateway.Delegator { return agentDelegator{d, agent} }
 	faceOpts.Agents = d.agents
 	d.gw = gateway.New(d.hub, faceOpts)
-	d.obs.sources, d.obs.sessionList = d.sessionsByFaceAndAgent, d.allSessions // agentsdash.go
+	d.obs.sources, d.obs.sessionList = d.sessionsByFace, d.sessionList // agentsdash.go
 	d.setConfig(cfg, "")
 	return d, nil
 }

@@ -83,6 +83,12 @@ func (a HubTools) CallTool(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments of %s: %w", name, err)
 	}
+	if a.v.IsAgent() {
+		if c := hub.CallerFrom(ctx); c.Agent == "" {
+			c.Agent = a.v.Name() // a run as a configured agent
+			ctx = hub.WithCaller(ctx, c)
+		}
+	}
 	return a.h.CallTool(ctx, nil, hubName, raw, nil)
 }
 

@@ -50,14 +50,7 @@ func AgentDetailOf(h *hub.Hub, v *agentview.View, sessions int) AgentDetail {
 			d.Servers = append(d.Servers, st)
 		}
 	}
-	for _, t := range v.Of(h.Catalog()).Tools {
-		d.Exposed[t.Server]++
-		if t.Listed {
-			d.Listed = append(d.Listed, t.Name)
-		} else {
-			d.Hidden = append(d.Hidden, t.Name)
-		}
-	}
+	d.count(v.Of(h.Catalog()).Tools)
 	return d
 }
 

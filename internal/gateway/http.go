@@ -101,7 +101,13 @@ type Status struct {
 func StatusOf(h *hub.Hub) Status {
 	cat := h.Catalog()
 	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}, Exposed: map[string]int{}}
-	for _, t := range cat.Tools {
+	st.count(cat.Tools)
+	return st
+}
+
+// count records tools as listed or search-only, and each server's share.
+func (st *Status) count(tools []*hub.Tool) {
+	for _, t := range tools {
 		st.Exposed[t.Server]++
 		if t.Listed {
 			st.Listed = append(st.Listed, t.Name)
@@ -109,7 +115,6 @@ func StatusOf(h *hub.Hub) Status {
 			st.Hidden = append(st.Hidden, t.Name)
 		}
 	}
-	return st
 }
 
 func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {

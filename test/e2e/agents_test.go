@@ -27,6 +27,7 @@ func agentsConfig(t *testing.T, e *env) string {
 	node := npmBin(t, "node")
 	path := filepath.Dir(node) + ":" + os.Getenv("PATH")
 	var b strings.Builder
+	fmt.Fprintf(&b, "[audit]\nfile = %q\n\n", filepath.Join(e.home, "audit.jsonl"))
 	fmt.Fprintf(&b, "[tools.mcp_servers.everything]\ntarget = %q\nenv = { PATH = %q }\n\n", everything, path)
 	for _, n := range []string{"memory", "memory2"} {
 		fmt.Fprintf(&b, "[tools.mcp_servers.%s]\ntarget = %q\nenv = { PATH = %q, MEMORY_FILE_PATH = %q }\n\n", n, memory, path, filepath.Join(e.home, n+".jsonl"))
@@ -165,6 +166,17 @@ func TestAgentsViewsIsolationAndSharedConnections(t *testing.T) {
 	}
 	checkResourcesStayInView(t, ctx, coder, notes)
 	checkAgentsListLive(t, e)
+	// The audit log names the agent each call was made as.
+	byAgent := map[string]bool{}
+	for _, rec := range testutil.ReadJSONLines(t, filepath.Join(e.home, "audit.jsonl")) {
+		if rec["kind"] == "tool_call" {
+			a, _ := rec["agent"].(string)
+			byAgent[a] = true
+		}
+	}
+	if !byAgent["coder"] || !byAgent["notes"] || !byAgent[""] {
+		t.Errorf("audit log's agents of tool calls = %v; want coder, notes and the default face's none", byAgent)
+	}
 }
 
 // checkAgentsListLive asks the running weft for its agents.
@@ -360,5 +372,34 @@ func TestRunAsAgent(t *testing.T) {
 		if r.Model != "coder-model" || r.HasTool("other__echo") || !r.HasTool("fake__echo") {
 			t.Errorf("LLM request %d: model %q, tools %v; want coder's model and view", r.Index, r.Model, r.Tools)
 		}
+	}
+}
+
+// The guide's `weft client add cursor --agent coder` writes an entry named
+// coder that starts weft as that agent; an unknown agent is refused.
+func TestClientAddAsAgent(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(t, "[agents.coder]\nservers = []\n")
+	out, stderr, code := e.run("client", "add", "cursor", "--agent", "coder")
+	if code != 0 {
+		t.Fatalf("client add: %d %s %s", code, out, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(e.home, ".cursor", "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		MCPServers map[string]struct {
+			Args []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if args := file.MCPServers["coder"].Args; !strings.Contains(strings.Join(args, " "), "mcp-server --config "+e.config+" --agent coder") {
+		t.Errorf("cursor's coder entry runs %v", args)
+	}
+	if _, stderr, code := e.run("client", "add", "cursor", "--agent", "ghost"); code == 0 || !strings.Contains(stderr, `no such agent "ghost"`) {
+		t.Errorf("client add --agent ghost: %d %s", code, stderr)
 	}
 }
