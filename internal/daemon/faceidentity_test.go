@@ -47,14 +47,15 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // with JWTs from a test issuer: a token whose azp maps to coder gets
 // coder's view at /mcp and at coder's path, 403 at reviewer's path and on
 // the admin API; a token mapped to no agent keeps /mcp (everything) but no
-// agent's path.
+// agent's path. An agent's own static token works beside the JWTs, on its
+// agent's path only.
 func TestJWTIdentitySelectsTheAgent(t *testing.T) {
 	is := testutil.NewJWTIssuer(t)
 	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
 	b := testutil.ServeHTTP(t, testutil.NewEchoServer("b", 1))
 	block := strings.Replace(securityGuideBlock(t, "agent identity config"), "https://auth.example.com", is.URL, 1)
 	path := writeConfig(t, block+fmt.Sprintf("\n[tools.mcp_servers.a]\ntarget = %q\n[tools.mcp_servers.b]\ntarget = %q\n", a, b)+
-		"[agents.coder]\nservers = [\"a\"]\n[agents.reviewer]\nservers = [\"b\"]\n")
+		"[agents.coder]\nservers = [\"a\"]\n[agents.reviewer]\nservers = [\"b\"]\ntoken = \"reviewer-secret\"\n")
 	d := newDaemon(t, path)
 	cfg, err := config.Load(path)
 	if err != nil {
@@ -85,6 +86,10 @@ func TestJWTIdentitySelectsTheAgent(t *testing.T) {
 		{"no agent at /mcp", nobody, "/mcp", 0, []string{"a__echo", "b__echo"}},
 		{"no agent at an agent's path", nobody, "/agents/coder/mcp", 403, nil},
 		{"no agent on the admin API", nobody, "/admin/status", 200, nil},
+		{"reviewer's static token at its path", "reviewer-secret", "/agents/reviewer/mcp", 0, []string{"b__echo"}},
+		{"reviewer's static token at /mcp", "reviewer-secret", "/mcp", 403, nil},
+		{"reviewer's static token at coder's path", "reviewer-secret", "/agents/coder/mcp", 403, nil},
+		{"an unknown token", "forged", "/agents/reviewer/mcp", 401, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // AgentOfRequest names the agent the verified identity of a request acts
@@ -64,4 +65,24 @@ func withPath(r *http.Request, path string) *http.Request {
 	u.Path, u.RawPath = path, ""
 	r2.URL = &u
 	return r2
+}
+
+// withAgentTokens lets the agents' own static tokens ([agents.NAME] token)
+// work beside [gateway.auth]'s JWTs: a request carrying one is served as it
+// is without [gateway.auth] (only on its agent's path, 403 elsewhere);
+// every other request goes to authed.
+func (g *Gateway) withAgentTokens(authed, guarded http.Handler) http.Handler {
+	agents := g.opts.Agents
+	if agents == nil {
+		return authed
+	}
+	byToken := agentTokens(guarded, agents, "")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if _, agentToken := agents.TokenOwner(bearer); ok && agentToken {
+			byToken.ServeHTTP(w, r)
+			return
+		}
+		authed.ServeHTTP(w, r)
+	})
 }
