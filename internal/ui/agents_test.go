@@ -1,13 +1,11 @@
 package ui
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -64,14 +62,7 @@ func TestAgentsInSnapshotAndToolFilter(t *testing.T) {
 // with the new count; an unchanged table is not sent again.
 func TestAgentsEventOnNewSession(t *testing.T) {
 	h, _, agents := newAgentsHandler(t)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/ui/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := bufio.NewReader(resp.Body)
+	r := openEvents(t, h)
 	nextAgents := func() []AgentView { // the data of the next agents event
 		for {
 			if name, data := nextEvent(t, r); name == "agents" {

@@ -77,14 +77,7 @@ func TestActionsWithoutImplementationAreRefused(t *testing.T) {
 
 func TestEventsStreamCallsAndEndOnClose(t *testing.T) {
 	h, live := newHandler(t, "")
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/ui/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := bufio.NewReader(resp.Body)
+	r := openEvents(t, h)
 	next := func() string { name, _ := nextEvent(t, r); return name }
 	if got := next(); got != "servers" {
 		t.Fatalf("first event %q, want the servers table", got)
@@ -132,4 +125,17 @@ func nextEvent(t *testing.T, r *bufio.Reader) (name, data string) {
 			return strings.TrimSpace(n), strings.TrimSpace(strings.TrimPrefix(d, "data: "))
 		}
 	}
+}
+
+// openEvents opens the dashboard's event stream, closed when the test ends.
+func openEvents(t *testing.T, h http.Handler) *bufio.Reader {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL + "/ui/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return bufio.NewReader(resp.Body)
 }
