@@ -75,6 +75,19 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 	benchCalls(b, echoCaller(session(b, url), "bench__echo"))
 }
 
+// BenchmarkCallThroughGatewayPinned is BenchmarkCallThroughGateway with
+// a client pinned to 2025-11-25: a stateful session on weft's face, as
+// legacy clients use it.
+func BenchmarkCallThroughGatewayPinned(b *testing.B) {
+	up := testutil.ServeHTTP(b, testutil.NewEchoServer("bench", 1))
+	cs, err := connectHTTPAs(context.Background(), gatewayURL(b, map[string]string{"bench": up}), clientPinned)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	benchCalls(b, echoCaller(cs, "bench__echo"))
+}
+
 func BenchmarkToolsList10k(b *testing.B) {
 	ups := map[string]string{}
 	for _, name := range []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9"} {

@@ -132,6 +132,9 @@ func loadData(path string, data []byte, overlay map[string][]byte) (*Config, err
 	if err := cfg.loadAgents(cfg.agentTables); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkAuthAgents(); err != nil { // authagents.go
+		return nil, err
+	}
 	cfg.agentTables, cfg.overlay = nil, nil
 	return cfg, nil
 }

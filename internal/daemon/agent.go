@@ -89,14 +89,11 @@ func (d *Daemon) AgentTools(name string) (HubTools, error) {
 }
 
 // RunDelegateAgent runs weft's own agent on task over the daemon's hub, as
-// the "agent" delegate, relaying each step as a delegation event. Its
-// steps are billed to the delegation's agent name ("default" when none).
+// the "agent" delegate, relaying each step as a delegation event. It runs
+// as the delegation's agent (its view, model and limits), and its steps
+// are billed to that name ("default" when none).
 func (d *Daemon) RunDelegateAgent(ctx context.Context, task delegate.AgentTask, emit func(delegate.Event)) (delegate.AgentAnswer, error) {
-	as := "" // a delegation as a configured agent runs in its view
-	if d.Config().Agents[task.Agent] != nil {
-		as = task.Agent
-	}
-	ag, err := d.NewAgent(AgentOptions{Agent: as, OnStep: func(st agent.Step) {
+	ag, err := d.NewAgent(AgentOptions{Agent: task.Agent, OnStep: func(st agent.Step) {
 		if st.Thought != "" {
 			emit(delegate.Event{Delegate: delegate.Agent, Kind: delegate.KindText, Text: st.Thought})
 		}

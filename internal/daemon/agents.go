@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -25,10 +24,11 @@ var ErrNoAgent = config.ErrNoAgent
 type agentFaces struct {
 	base gateway.Options // the default face's options, without its routes
 	hub  *hub.Hub
-	// manager makes the mcp_manage Manager of an agent's face, delegator
-	// its weft__delegate.
-	manager   func(agent string) gateway.Manager
-	delegator func(agent string) gateway.Delegator
+	// manager makes the mcp_manage Manager of an agent's face.
+	manager func(agent string) gateway.Manager
+	// delegate makes the weft__delegate Delegator of an agent's face (nil:
+	// delegation unavailable there).
+	delegate func(agent string) gateway.Delegator
 
 	mu     sync.Mutex
 	faces  map[string]*gateway.Gateway // every face made, by agent
@@ -37,13 +37,14 @@ type agentFaces struct {
 	def    string
 }
 
-func newAgentFaces(h *hub.Hub, base gateway.Options, manager func(string) gateway.Manager, delegator func(string) gateway.Delegator) *agentFaces {
+func newAgentFaces(h *hub.Hub, base gateway.Options, manager func(string) gateway.Manager) *agentFaces {
 	base.Routes, base.Health, base.Agents = nil, gateway.HealthOptions{}, nil
-	// Plan tools run tools through the whole hub: not served to an
-	// agent's clients until they run inside its view.
+	// Plans run tools through the whole hub: not served to an agent's
+	// clients until they run inside its view. Delegation runs as the agent
+	// (delegate, agentdelegate.go).
 	base.Plans, base.Delegate = nil, nil
 	base.Manage.Manager = nil
-	return &agentFaces{base: base, hub: h, manager: manager, delegator: delegator, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
+	return &agentFaces{base: base, hub: h, manager: manager, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
 }
 
 // apply brings the faces in line with cfg: new agents get a face, changed
@@ -65,7 +66,9 @@ func (a *agentFaces) apply(cfg *config.Config) {
 			opts := a.base
 			opts.View = view
 			opts.Manage.Manager = a.manager(name)
-			opts.Delegate = a.delegator(name)
+			if a.delegate != nil {
+				opts.Delegate = a.delegate(name)
+			}
 			a.faces[name] = gateway.New(a.hub, opts)
 		case a.specs[name] == nil || !sameView(a.specs[name], spec):
 			face.SetView(view)
@@ -163,52 +166,4 @@ func (d *Daemon) AgentFace(name string) (*gateway.Gateway, error) {
 		return nil, d.Config().NoAgentError(name)
 	}
 	return face, nil
-}
-
-// faces are the default face and every agent's, for what counts sessions.
-func (d *Daemon) faces() []*gateway.Gateway {
-	out := []*gateway.Gateway{d.gw}
-	for _, name := range d.agents.Names() {
-		if face, ok := d.agents.Face(name); ok {
-			out = append(out, face)
-		}
-	}
-	return out
-}
-
-// sessionsByFace counts the client sessions of every face, the agents'
-// included, by transport.
-func (d *Daemon) sessionsByFace() map[string]int {
-	out := map[string]int{}
-	for _, face := range d.faces() {
-		for k, n := range face.SessionsByFace() {
-			out[k] += n
-		}
-	}
-	return out
-}
-
-// sessionList names the client sessions of every face.
-func (d *Daemon) sessionList() []hub.Caller {
-	var out []hub.Caller
-	for _, face := range d.faces() {
-		out = append(out, face.SessionList()...)
-	}
-	return out
-}
-
-// agentDelegator is weft__delegate for an agent's clients: the delegation
-// runs as that agent (its [delegation], Claude Code reaching weft as it).
-type agentDelegator struct {
-	d    *Daemon
-	name string
-}
-
-// Delegate implements gateway.Delegator.
-func (a agentDelegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progress func(string)) (gateway.DelegateResult, error) {
-	spec := a.d.Config().Agents[a.name]
-	if spec == nil {
-		return gateway.DelegateResult{}, a.d.Config().NoAgentError(a.name)
-	}
-	return a.d.DelegateAs(ctx, in, a.name, spec.Delegation, progress)
 }

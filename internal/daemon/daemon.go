@@ -100,7 +100,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	pins.OnChange = d.hub.Refresh // another weft's approval merged in
 	d.del = &delegator{d: d, cfg: cfg}
 	health, routes := d.obs.gatewayOptions(cfg)
-	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}))
+	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}, dashboardAgents{d}))
 	faceOpts := gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
 		Manage:          gateway.ManageOptions{Manager: d, ApprovalTimeout: opts.ApprovalTimeout},
 		Delegation:      gateway.DelegationOptions{Depth: d.depth, Max: cfg.Security.MaxDelegationDepth},
@@ -109,11 +109,11 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		Login:           d.loginThroughClient(),
 		Health:          health, Routes: routes, Middleware: append(d.obs.middleware(), withUsers),
 		View: agentview.Everything(cfg.Gateway.Separator, cfg.Limits.MaxTools)}
-	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} },
-		func(agent string) gateway.Delegator { return d.obs.delegator(agentDelegator{d, agent}) })
+	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} })
+	d.agents.delegate = func(agent string) gateway.Delegator { return agentDelegator{d, agent} }
 	faceOpts.Agents = d.agents
 	d.gw = gateway.New(d.hub, faceOpts)
-	d.obs.sources, d.obs.sessionList = d.sessionsByFace, d.sessionList // agents.go
+	d.obs.sources, d.obs.sessionList = d.sessionsByFace, d.sessionList // agentsdash.go
 	d.setConfig(cfg, "")
 	return d, nil
 }
@@ -231,7 +231,7 @@ func HTTPOptions(ctx context.Context, cfg *config.Config, listen string) (gatewa
 		if err != nil {
 			return o, err
 		}
-		o.Auth = auth
+		o.Auth, o.AgentOf = auth, agentOfIdentity(cfg.Gateway.Auth)
 	}
 	if !gateway.IsLoopbackListen(listen) && o.Token == "" && o.Auth == nil {
 		return o, fmt.Errorf("listen address %s is not loopback: set security.http_token_env to a variable holding a bearer token, or listen on 127.0.0.1", listen)

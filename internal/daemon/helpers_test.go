@@ -2,7 +2,10 @@ package daemon_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,4 +51,18 @@ func writeConfig(t testing.TB, body string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// scrape reads the daemon's /metrics.
+func scrape(t *testing.T, d *daemon.Daemon) string {
+	t.Helper()
+	srv := httptest.NewServer(d.Gateway().Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
 }

@@ -27,6 +27,9 @@ type HTTPOptions struct {
 	// Auth, when set, authenticates every request instead of the Token
 	// check (it accepts Token itself) and strips the credentials.
 	Auth func(http.Handler) http.Handler
+	// AgentOf, with Auth, names the agent each verified identity acts as
+	// (agentidentity.go); nil: identities select no agent.
+	AgentOf AgentOfRequest
 	// The limits below default to config's (httpserver.go withDefaults).
 	MaxConnections     int           // open client connections
 	IdleTimeout        time.Duration // keep-alive connection with no request
@@ -148,7 +151,7 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time
 	// the deadline is lifted again so that a response stream is not cut.
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(timeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit)
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -165,4 +168,16 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return true
+}
+
+// readBody reads a whole body into one buffer of its declared size, where
+// io.ReadAll would grow one step by step.
+func readBody(r io.Reader, size, limit int64) ([]byte, error) {
+	if size <= 0 || size > limit {
+		return io.ReadAll(r)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead) // ReadFrom wants MinRead free to see EOF
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }

@@ -1,8 +1,15 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // FuzzCheckMessage feeds arbitrary bodies to the HTTP face's message check:
@@ -56,6 +63,74 @@ func BenchmarkCheckMessage(b *testing.B) {
 	for b.Loop() {
 		if CheckMessage(body) != "" {
 			b.Fatal("refused")
+		}
+	}
+}
+
+// FuzzCheckMessageMatchesTokenizer checks the one-pass check against the
+// tokenizer-based check it replaced (kept here as the reference): the same
+// refusal for every body.
+func FuzzCheckMessageMatchesTokenizer(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","ID":1.5,"method":"ping"}`,
+		`{"id":9007199254740992}`, `{"id":-0}`, `{"id":01}`, `{"id":"x"} `, `{"id":1} x`,
+		`{"params":{"name":"a","Name":"b"}}`, `{"a":[{"b":1,"B":2}]}`, `{"\u0069d":2.5}`,
+		` [`, `{"a":`, `"str"`, `{"\u004e":1,"n":2}`, `{"K":1,"\u212a":2}`, `{"a":{"":1,"":2}}`, `{"ıd":1.5}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"A":18}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, want := checkMessage(body), tokenizerCheck(body)
+		if (got == nil) != (want == nil) || (got != nil && *got != *want) {
+			t.Fatalf("body %q: got %+v, want %+v", body, got, want)
+		}
+	})
+}
+
+// tokenizerCheck is the message check as it was before the one-pass walk.
+func tokenizerCheck(body []byte) *Refusal {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return &Refusal{jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted; send one message per request"}
+	}
+	if r := checkTokens(body, trimmed); r != nil {
+		return r
+	}
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &head) == nil && !regexpIDOK(head.ID) {
+		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("id %s refused: use a string or an integer between -%d and %d", truncateID(head.ID), maxSafeID, maxSafeID)}
+	}
+	return nil
+}
+
+func regexpIDOK(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" || s[0] == '"' {
+		return true
+	}
+	if !regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`).MatchString(s) {
+		return false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n <= maxSafeID && n >= -maxSafeID
+}
+
+func TestCheckMessageDeepAndWide(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+	}
+	wide := `{"params":{`
+	for i := range 500 {
+		wide += fmt.Sprintf(`"k%d":%d,`, i, i)
+	}
+	for _, body := range [][]byte{deep(998), deep(999), deep(1000), deep(20000), []byte(wide + `"K7":1}}`), []byte(wide + `"z":1}}`)} {
+		got, want := checkMessage(body), tokenizerCheck(body)
+		if (got == nil) != (want == nil) || (got != nil && *got != *want) {
+			t.Errorf("body of %d bytes: got %+v, want %+v", len(body), got, want)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	if auth := o.Auth; auth != nil {
 		o.Token = "" // checked by auth, with the OAuth tokens
 		guarded := guard(mux, o)
-		authed := auth(guarded)
+		authed := g.withAgentTokens(auth(g.agentIdentity(guarded, o.AgentOf)), guarded) // agentidentity.go
 		// Health probes carry no token; everything else, the dashboard
 		// included, needs a token the auth accepts.
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -46,38 +45,77 @@ func checkMessage(body []byte) *Refusal {
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return &Refusal{jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted; send one message per request"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	key, err := scanKeys(dec, 0)
+	if json.Valid(body) {
+		return checkValid(body, trimmed)
+	}
+	return checkTokens(body, trimmed)
+}
+
+// checkTokens is the check of a body that is not valid JSON: the tokenizer
+// finds which fault comes first. A body with bytes after its object passes;
+// the SDK refuses it.
+func checkTokens(body, trimmed []byte) *Refusal {
+	key, dup, err := scanKeys(json.NewDecoder(bytes.NewReader(body)), 0)
 	switch {
 	case err == errTooDeep:
-		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("message nested deeper than %d levels", maxDepth)}
+		return tooDeep()
 	case err != nil:
 		return &Refusal{jsonrpc.CodeParseError, "message is not valid JSON"}
-	case key != "":
-		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("ambiguous message: key %q appears more than once (keys are compared ignoring case)", key)}
+	case dup:
+		return ambiguous(key)
 	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return &Refusal{jsonrpc.CodeInvalidRequest, "a JSON-RPC message must be a JSON object"}
-	}
-	var head struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &head) == nil && !idOK(head.ID) {
-		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("id %s refused: use a string or an integer between -%d and %d", truncateID(head.ID), maxSafeID, maxSafeID)}
+		return notObject()
 	}
 	return nil
 }
 
-var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// checkValid is checkMessage for a body that is valid JSON, in one walk.
+func checkValid(body, trimmed []byte) *Refusal {
+	scan := scanValid(body)
+	switch {
+	case scan.tooDeep:
+		return tooDeep()
+	case scan.dup:
+		return ambiguous(scan.dupKey)
+	case trimmed[0] != '{':
+		return notObject()
+	}
+	id := scan.id
+	if !scan.idExact {
+		var head struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(body, &head)
+		id = head.ID
+	}
+	if !idOK(id) {
+		return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("id %s refused: use a string or an integer between -%d and %d", truncateID(id), maxSafeID, maxSafeID)}
+	}
+	return nil
+}
+
+func tooDeep() *Refusal {
+	return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("message nested deeper than %d levels", maxDepth)}
+}
+
+func ambiguous(key string) *Refusal {
+	return &Refusal{jsonrpc.CodeInvalidRequest, fmt.Sprintf("ambiguous message: key %q appears more than once (keys are compared ignoring case)", key)}
+}
+
+func notObject() *Refusal {
+	return &Refusal{jsonrpc.CodeInvalidRequest, "a JSON-RPC message must be a JSON object"}
+}
 
 // idOK accepts a missing or null id, a string, or an exact integer within
-// ±maxSafeID.
+// ±maxSafeID (no fraction, exponent, sign + or leading zero).
 func idOK(raw json.RawMessage) bool {
 	s := strings.TrimSpace(string(raw))
 	if s == "" || s == "null" || s[0] == '"' {
 		return true
 	}
-	if !integerLiteral.MatchString(s) {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || (digits[0] == '0' && len(digits) > 1) || strings.TrimLeft(digits, "0123456789") != "" {
 		return false
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -94,38 +132,39 @@ func truncateID(raw json.RawMessage) string {
 var errTooDeep = fmt.Errorf("nested deeper than %d levels", maxDepth)
 
 // scanKeys walks one JSON value and returns the first key of an object that
-// repeats another key of the same object, ignoring case.
-func scanKeys(dec *json.Decoder, depth int) (string, error) {
+// repeats another key of the same object, ignoring case (dup reports one
+// was found: the key may be "").
+func scanKeys(dec *json.Decoder, depth int) (key string, dup bool, err error) {
 	tok, err := dec.Token()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
-		return "", nil
+		return "", false, nil
 	}
 	if depth >= maxDepth {
-		return "", errTooDeep
+		return "", false, errTooDeep
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		if d == '{' {
 			k, err := dec.Token()
 			if err != nil {
-				return "", err
+				return "", false, err
 			}
 			key := strings.ToLower(fmt.Sprint(k))
 			if seen[key] {
-				return fmt.Sprint(k), nil
+				return fmt.Sprint(k), true, nil
 			}
 			seen[key] = true
 		}
-		if dup, err := scanKeys(dec, depth+1); err != nil || dup != "" {
-			return dup, err
+		if key, dup, err := scanKeys(dec, depth+1); err != nil || dup {
+			return key, dup, err
 		}
 	}
 	_, err = dec.Token() // the closing delimiter
-	return "", err
+	return "", false, err
 }
 
 // errorResponse is the JSON-RPC answer to a refused message, with id (the

@@ -25,6 +25,9 @@ type sessionPeer struct {
 	levels  *logLevels
 	// park is the call's parked state for a 2026-07-28 client (inputreq.go).
 	park *parkedCall
+	// ephemeral: the session is a stateless HTTP request's, closed with its
+	// response (upstream.Ephemeral).
+	ephemeral bool
 }
 
 // requestInfo is what a peer needs to know of the client's request.
@@ -39,8 +42,21 @@ func (g *Gateway) peerFor(ss *mcp.ServerSession, req requestInfo) sessionPeer {
 	if caps == nil {
 		caps = &mcp.ClientCapabilities{}
 	}
-	return sessionPeer{ss: ss, caps: caps, version: req.ProtocolVersion(), levels: g.levels}
+	return sessionPeer{ss: ss, caps: caps, version: req.ProtocolVersion(), levels: g.levels, ephemeral: g.stateless(ss)}
 }
+
+// stateless reports whether ss serves one stateless HTTP request: it has no
+// id and serveIO does not run it.
+func (g *Gateway) stateless(ss *mcp.ServerSession) bool {
+	if ss == nil || ss.ID() != "" {
+		return false
+	}
+	_, stdio := g.stdioSessions.Load(ss)
+	return !stdio
+}
+
+// Ephemeral implements upstream.Ephemeral.
+func (p sessionPeer) Ephemeral() bool { return p.ephemeral }
 
 // RelaysInputRequests reports whether the client takes input-required
 // results itself.

@@ -51,11 +51,13 @@ type Live struct {
 
 	mu     sync.Mutex
 	stats  map[string]*serverStats
-	recent []CallView // newest last
+	recent callRing
 	active map[uint64]CallView
 	subs   map[chan event]bool
 
 	version atomic.Uint64 // bumped on every change the servers page shows
+
+	spent costs // by agent, for the agents page (agents.go)
 
 	done      chan struct{} // closed by Close: event streams end
 	closeOnce sync.Once
@@ -105,10 +107,7 @@ func (l *Live) CallEnded(_ context.Context, c *hub.Call) {
 	}
 	l.mu.Lock()
 	delete(l.active, c.ID)
-	l.recent = append(l.recent, v)
-	if len(l.recent) > recentCalls {
-		l.recent = slices.Delete(l.recent, 0, len(l.recent)-recentCalls)
-	}
+	l.recent.add(v)
 	if c.Server != "" {
 		st := l.statsLocked(c.Server)
 		st.calls++
@@ -202,9 +201,7 @@ func (l *Live) calls() (active, recent []CallView) {
 		active = append(active, v)
 	}
 	slices.SortFunc(active, func(a, b CallView) int { return int(a.ID) - int(b.ID) })
-	recent = append([]CallView{}, l.recent...)
-	slices.Reverse(recent)
-	return active, recent
+	return active, l.recent.newestFirst()
 }
 
 // StatsView is a server's call statistics.

@@ -27,7 +27,13 @@ type LineReader struct {
 // NewLineReader reads rc line by line; a line over max bytes fails with
 // ErrMessageTooLarge.
 func NewLineReader(rc io.ReadCloser, max int, check func(line []byte) ([]byte, error)) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(rc, 64<<10), closer: rc, max: max, check: check}
+	return newLineReaderSize(rc, 64<<10, max, check)
+}
+
+// newLineReaderSize is NewLineReader with a read buffer of size bytes;
+// lines longer than it are read in pieces.
+func newLineReaderSize(rc io.ReadCloser, size, max int, check func(line []byte) ([]byte, error)) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(rc, size), closer: rc, max: max, check: check}
 }
 
 func (l *LineReader) Read(p []byte) (int, error) {

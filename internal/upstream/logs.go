@@ -107,6 +107,7 @@ func (r *router) logCalls(ctx context.Context) []*call {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.expire()
 	ids := make([]int64, 0, len(r.calls))
 	inFlight := false
 	for id, c := range r.calls {

@@ -74,8 +74,7 @@ func (o *noteOrder) settle(ctx context.Context) {
 	o.mu.Lock()
 	target := o.read
 	o.mu.Unlock()
-	timer := time.NewTimer(settleMax)
-	defer timer.Stop()
+	var timer *time.Timer // made only when there is something to wait for: usually nothing is
 	for {
 		o.mu.Lock()
 		if o.relayed >= target {
@@ -84,6 +83,10 @@ func (o *noteOrder) settle(ctx context.Context) {
 		}
 		ch := o.progress
 		o.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(settleMax)
+			defer timer.Stop()
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():

@@ -22,6 +22,17 @@ type Peer interface {
 	Log(ctx context.Context, p *mcp.LoggingMessageParams) error
 }
 
+// Ephemeral is implemented by a Peer whose session ends with the request
+// that made the call (a stateless HTTP request's): nothing reaches it after
+// the result, so the router forgets such a call at once instead of keeping
+// it, and the session it holds, for progressGrace.
+type Ephemeral interface{ Ephemeral() bool }
+
+func ephemeral(p Peer) bool {
+	e, ok := p.(Ephemeral)
+	return ok && e.Ephemeral()
+}
+
 // ErrNoPeer is returned to an upstream that asks for sampling, elicitation or
 // roots while no client is waiting on it.
 var ErrNoPeer = errors.New("no client is waiting on this server")
@@ -55,10 +66,19 @@ type call struct {
 // tokens); requests without a token go to the most recent call in flight,
 // which is exact whenever one client at a time uses the server.
 type router struct {
-	mu     sync.Mutex
-	next   int64
-	calls  map[int64]*call
-	recent []int64 // ids of calls in flight, oldest first
+	mu      sync.Mutex
+	next    int64
+	calls   map[int64]*call
+	recent  []int64   // ids of calls in flight, oldest first
+	retired []retired // answered calls still mapped, oldest first, from head
+	head    int
+}
+
+// retired is a call answered at a time; it is forgotten progressGrace
+// later, by the next router operation rather than by a timer of its own.
+type retired struct {
+	id int64
+	at time.Time
 }
 
 func newRouter() *router { return &router{calls: map[int64]*call{}} }
@@ -68,6 +88,7 @@ func newRouter() *router { return &router{calls: map[int64]*call{}} }
 func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64, func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.expire()
 	r.next++
 	id := r.next
 	c := &call{peer: peer, progressToken: progressToken, ctx: context.WithoutCancel(ctx)}
@@ -77,19 +98,34 @@ func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		c.done = true
-		// Notifications sent just before the result may be handled after
-		// it: keep the token mapping a little longer.
-		time.AfterFunc(progressGrace, func() {
-			r.mu.Lock()
-			defer r.mu.Unlock()
+		if ephemeral(peer) {
 			delete(r.calls, id)
-		})
+		} else {
+			// Notifications sent just before the result may be handled
+			// after it: keep the token mapping a little longer.
+			r.retired = append(r.retired, retired{id, time.Now()})
+		}
 		for i, v := range r.recent {
 			if v == id {
 				r.recent = append(r.recent[:i], r.recent[i+1:]...)
 				break
 			}
 		}
+	}
+}
+
+// expire forgets the calls answered more than progressGrace ago; r.mu is
+// held.
+func (r *router) expire() {
+	cutoff := time.Now().Add(-progressGrace)
+	for r.head < len(r.retired) && r.retired[r.head].at.Before(cutoff) {
+		delete(r.calls, r.retired[r.head].id)
+		r.head++
+	}
+	// Compact once half is forgotten: amortized O(1) per call.
+	if r.head > 0 && 2*r.head >= len(r.retired) {
+		r.retired = append(r.retired[:0], r.retired[r.head:]...)
+		r.head = 0
 	}
 }
 
@@ -101,6 +137,7 @@ func (r *router) byToken(token any) (*call, bool) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.expire()
 	c, ok := r.calls[id]
 	return c, ok
 }

@@ -24,14 +24,37 @@ type Digest struct {
 // digests computes each tool's Digest.
 func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
 	out := make(map[*mcp.Tool]Digest, len(tools))
+	verdicts := map[string]string{}
 	for _, t := range tools {
-		d := Digest{Pin: tooldigest.Pin(t), Refused: checkSchema(t)}
+		d := Digest{Pin: tooldigest.Pin(t), Refused: checkSchemaOnce(verdicts, t)}
 		if b, err := json.Marshal(t); err == nil {
 			d.Def = sha256.Sum256(b)
 		}
 		out[t] = d
 	}
 	return out
+}
+
+// checkSchemaOnce is checkSchema remembered by the schemas' bytes: the
+// tools of one server often share their schemas (the same shape of
+// arguments, or none), and checking one means decoding and resolving it.
+func checkSchemaOnce(verdicts map[string]string, t *mcp.Tool) string {
+	in, ok1 := t.InputSchema.(json.RawMessage)
+	out, ok2 := t.OutputSchema.(json.RawMessage)
+	if !ok1 || (!ok2 && t.OutputSchema != nil) {
+		return checkSchema(t)
+	}
+	hasOut := "1" // a typed nil output schema is not the absent one
+	if t.OutputSchema == nil {
+		hasOut = "0"
+	}
+	key := hasOut + string(out) + "\x00" + string(in)
+	v, seen := verdicts[key]
+	if !seen {
+		v = checkSchema(t)
+		verdicts[key] = v
+	}
+	return v
 }
 
 // rawSchemas keeps each tool's schemas as JSON bytes. The gateway face

@@ -1,0 +1,68 @@
+package upstream
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestRouterForgetsAnsweredCallsAfterGrace checks that an answered call's
+// token stays mapped for progressGrace and is forgotten after it, without a
+// timer per call.
+func TestRouterForgetsAnsweredCallsAfterGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRouter()
+		id, done := r.begin(context.Background(), nil, "tok")
+		done()
+		time.Sleep(progressGrace / 2)
+		if _, ok := r.byToken(id); !ok {
+			t.Fatal("answered call forgotten before the grace period ended")
+		}
+		time.Sleep(progressGrace)
+		if _, ok := r.byToken(id); ok {
+			t.Fatal("answered call still mapped after the grace period")
+		}
+		if len(r.calls) != 0 {
+			t.Fatalf("%d calls still held", len(r.calls))
+		}
+	})
+}
+
+// TestRouterRetiredQueueStaysBounded checks that a steady stream of calls
+// keeps only the calls of the last grace period.
+func TestRouterRetiredQueueStaysBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRouter()
+		for range 10_000 {
+			_, done := r.begin(context.Background(), nil, nil)
+			done()
+			time.Sleep(time.Millisecond)
+		}
+		want := int(progressGrace/time.Millisecond) + 1
+		if n := len(r.calls); n > want {
+			t.Fatalf("%d calls held, want at most %d", n, want)
+		}
+		if n := len(r.retired); n > 2*want {
+			t.Fatalf("retired queue of %d, want at most %d", n, 2*want)
+		}
+	})
+}
+
+type ephemeralPeer struct{ Peer }
+
+func (ephemeralPeer) Ephemeral() bool { return true }
+
+// TestRouterForgetsEphemeralPeersCallsAtOnce checks that a call made for a
+// peer whose session ends with its request is not kept after its result.
+func TestRouterForgetsEphemeralPeersCallsAtOnce(t *testing.T) {
+	r := newRouter()
+	id, done := r.begin(context.Background(), ephemeralPeer{}, "tok")
+	if _, ok := r.byToken(id); !ok {
+		t.Fatal("call in flight not mapped")
+	}
+	done()
+	if _, ok := r.byToken(id); ok || len(r.calls) != 0 || len(r.retired) != 0 {
+		t.Fatalf("ephemeral peer's call kept after its result (%d calls, %d retired)", len(r.calls), len(r.retired))
+	}
+}
