@@ -281,25 +281,21 @@ func (v *View) Prompt(cat *hub.Catalog, name string) (string, error) {
 	return "", v.outside("prompt", name, hub.ErrUnknownPrompt)
 }
 
-// Resource checks that uri (a resource or template) belongs to a server of
-// the view.
-func (v *View) Resource(cat *hub.Catalog, uri string) error {
-	server, ok := cat.ResourceServer(uri)
-	if !ok {
-		for _, t := range cat.Templates {
-			if t.Def.URITemplate == uri {
-				server, ok = t.Server, true
-				break
-			}
+// Resource returns the hub server of the view that serves uri (a resource
+// it listed, or one of its templates, or an instance of one).
+func (v *View) Resource(cat *hub.Catalog, uri string) (string, error) {
+	s := v.Of(cat)
+	for _, r := range s.Resources {
+		if r.Def.URI == uri {
+			return r.Server, nil
 		}
 	}
-	if !ok {
-		return v.outside("resource", uri, hub.ErrUnknownURI)
+	for _, t := range s.Templates {
+		if t.Def.URITemplate == uri || t.Matches(uri) {
+			return t.Server, nil
+		}
 	}
-	if _, in := v.server(server); !in {
-		return v.outside("resource", uri, hub.ErrUnknownURI)
-	}
-	return nil
+	return "", v.outside("resource", uri, hub.ErrUnknownURI)
 }
 
 // Complete rewrites a completion request's reference to the hub's names,
@@ -318,7 +314,7 @@ func (v *View) Complete(cat *hub.Catalog, params *mcp.CompleteParams) (*mcp.Comp
 		}
 		ref.Name = name
 	case "ref/resource":
-		if err := v.Resource(cat, ref.URI); err != nil {
+		if _, err := v.Resource(cat, ref.URI); err != nil {
 			return nil, err
 		}
 	}

@@ -292,10 +292,7 @@ func checkGlobs(allowed, denied []string) string {
 // agentSettings fills the agent's [llm], [router.planning] and
 // [delegation] over the global ones.
 func (c *Config) agentSettings(a *AgentSpec, af *agentFile, src string) error {
-	tmp := &Config{Agent: c.Agent, Breaker: Breaker{FailureThreshold: c.Delegation.FailureThreshold,
-		ResetTimeout: c.Delegation.ResetTimeout}, Delegation: c.Delegation}
-	tmp.Delegation.Fallback = slices.Clone(c.Delegation.Fallback)
-	tmp.Delegation.AllowedTools = slices.Clone(c.Delegation.AllowedTools)
+	tmp := &Config{Agent: c.Agent}
 	l, g := af.LLM, c.Agent.LLM
 	setIf(&l.Provider, g.Provider, l.Provider == "")
 	setIf(&l.Model, g.Model, l.Model == "")
@@ -306,10 +303,10 @@ func (c *Config) agentSettings(a *AgentSpec, af *agentFile, src string) error {
 	if err := applyAgent(tmp, &fileConfig{LLM: l, Router: af.Router}, src); err != nil {
 		return err
 	}
-	if err := applyDelegation(tmp, af.Delegation, src); err != nil {
+	if err := checkDelegation(af.Delegation, src, "agents."+a.Name+".delegation"); err != nil {
 		return err
 	}
-	a.Agent, a.Delegation = tmp.Agent, tmp.Delegation
+	a.Agent, a.Delegation = tmp.Agent, c.Delegation.Merge(af.Delegation)
 	return nil
 }
 

@@ -268,3 +268,64 @@ func TestDefaultAgent(t *testing.T) {
 		})
 	}
 }
+
+// weft__delegate called by an agent's client delegates as that agent: its
+// [delegation] settings, and Claude Code reaching weft as it.
+func TestDelegateToolAsAgent(t *testing.T) {
+	path := writeConfig(t, fmt.Sprintf("[delegation]\nclaude_command = %q\nfallback = [\"claude\"]\n\n"+
+		"[agents.coder]\nservers = []\n[agents.coder.delegation]\nmodel = \"coder-model\"\n", testutil.FakeClaudeBinary(t)))
+	d := newDaemon(t, path)
+	cs, _ := agentClient(t, d, "coder")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weft__delegate", Arguments: map[string]any{"task": "write it"}})
+	if err != nil || res.IsError {
+		t.Fatalf("weft__delegate as coder: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "--model coder-model") || !strings.Contains(text, `"--agent","coder"`) {
+		t.Errorf("the delegated Claude Code ran with:\n%s\nwant coder's model and weft mcp-server --agent coder", text)
+	}
+}
+
+// docServer serves one resource, doc://x, whose text is text.
+func docServer(text string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "doc"}, nil)
+	s.AddResource(&mcp.Resource{URI: "doc://x", Name: "x"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: text}}}, nil
+	})
+	return s
+}
+
+// An agent's separate instance of a server lists the same URIs as the
+// global one; the agent reads them from its instance, everyone else from
+// the global server.
+func TestAgentInstanceResources(t *testing.T) {
+	global := testutil.ServeHTTP(t, docServer("global"))
+	own := testutil.ServeHTTP(t, docServer("x's own"))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.doc]\ntarget = %q\n[agents.x.mcp_servers.doc]\ntarget = %q\n", global, own)))
+	read := func(agent string) string {
+		t.Helper()
+		cs, _ := agentClient(t, d, agent)
+		var uris []string
+		for r, err := range cs.Resources(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			uris = append(uris, r.URI)
+		}
+		if !slices.Equal(uris, []string{"doc://x"}) {
+			t.Errorf("agent %q lists resources %v; want doc://x", agent, uris)
+		}
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "doc://x"})
+		if err != nil {
+			t.Fatalf("agent %q reads doc://x: %v", agent, err)
+		}
+		return res.Contents[0].Text
+	}
+	if got := read("x"); got != "x's own" {
+		t.Errorf("x reads %q; want its own instance's", got)
+	}
+	if got := read(""); got != "global" {
+		t.Errorf("/mcp reads %q; want the global server's", got)
+	}
+}

@@ -68,9 +68,12 @@ func (g *Gateway) promptThrough(ctx context.Context, peer upstream.Peer, p *mcp.
 // readThrough reads a resource of the face's view.
 func (g *Gateway) readThrough(ctx context.Context, peer upstream.Peer, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	if v := g.View(); v.IsAgent() {
-		if err := v.Resource(g.hub.Catalog(), p.URI); err != nil {
+		server, err := v.Resource(g.hub.Catalog(), p.URI)
+		if err != nil {
 			return nil, err
 		}
+		res, err := g.hub.ReadResourceFrom(ctx, peer, server, p.URI, p.Meta)
+		return res, g.inView(err, "resource", p.URI, hub.ErrUnknownURI)
 	}
 	res, err := g.hub.ReadResource(ctx, peer, p.URI, p.Meta)
 	return res, g.inView(err, "resource", p.URI, hub.ErrUnknownURI)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
 	"github.com/yosida95/uritemplate/v3"
 )
 
@@ -77,11 +78,16 @@ func (c *Catalog) ResourceServer(uri string) (string, bool) {
 		return r.Server, true
 	}
 	for _, t := range c.Templates {
-		if t.matcher != nil && t.matcher.Regexp().MatchString(uri) {
-			return t.Server, true
+		if _, _, inst := config.SplitInstance(t.Server); !inst && t.Matches(uri) {
+			return t.Server, true // an instance's are read through ReadResourceFrom
 		}
 	}
 	return "", false
+}
+
+// Matches reports whether uri is an instance of the template.
+func (t *Template) Matches(uri string) bool {
+	return t.matcher != nil && t.matcher.Regexp().MatchString(uri)
 }
 
 // ListedTools returns the tools within the cap, in catalog order.
