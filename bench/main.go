@@ -6,7 +6,7 @@
 // starts everything it needs on loopback, stops all of it, and prints a
 // table (or JSON with --json).
 //
-//	go run ./bench [--short] [--json] [--scenario overhead|fanin|churn|reload|plans|observe|startup] [--weft-env K=V]
+//	go run ./bench [--short] [--json] [--scenario overhead|fanin|churn|reload|plans|observe|startup|agents] [--weft-env K=V]
 package main
 
 import (
@@ -21,7 +21,7 @@ import (
 )
 
 // scenarios in the order they run.
-var scenarios = []string{"overhead", "fanin", "churn", "reload", "plans", "observe", "startup"}
+var scenarios = []string{"overhead", "fanin", "churn", "reload", "plans", "observe", "startup", "agents"}
 
 // result is everything one bench run measured.
 type result struct {
@@ -35,6 +35,7 @@ type result struct {
 	Plans    string        `json:"plans,omitempty"`
 	Observe  []observeRow  `json:"observe,omitempty"`
 	Startup  []startupRow  `json:"startup,omitempty"`
+	Agents   []agentsRow   `json:"agents,omitempty"`
 	Goals    []goal        `json:"goals"`
 	Orphans  int           `json:"orphans_killed"`
 	Error    string        `json:"error,omitempty"`
@@ -48,13 +49,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	o := options{log: stderr}
 	fs.BoolVar(&o.short, "short", false, "smoke mode: small counts and durations (under a minute)")
 	fs.BoolVar(&o.json, "json", false, "print the results as JSON")
-	fs.StringVar(&o.scenario, "scenario", "", "run one scenario: overhead, fanin, churn, reload, plans, observe or startup (default: all)")
+	fs.StringVar(&o.scenario, "scenario", "", "run one scenario: overhead, fanin, churn, reload, plans, observe, startup or agents (default: all)")
 	fs.Var(&o.weftEnv, "weft-env", "K=V added to weft's environment only, to compare tunings (repeatable), e.g. GOGC=400")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if o.scenario != "" && !slices.Contains(scenarios, o.scenario) {
-		fmt.Fprintf(stderr, "bench: unknown scenario %q; use one of overhead, fanin, churn, reload, plans, observe, startup\n", o.scenario)
+		fmt.Fprintf(stderr, "bench: unknown scenario %q; use one of overhead, fanin, churn, reload, plans, observe, startup, agents\n", o.scenario)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -124,6 +125,11 @@ func measure(ctx context.Context, o options) (res *result, err error) {
 	if o.wants("observe") {
 		if res.Observe, err = observeCost(ctx, w, o); err != nil {
 			return res, fmt.Errorf("observe: %w", err)
+		}
+	}
+	if o.wants("agents") {
+		if res.Agents, err = agentsCost(ctx, w, o); err != nil {
+			return res, fmt.Errorf("agents: %w", err)
 		}
 	}
 	return res, nil

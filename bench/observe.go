@@ -71,6 +71,6 @@ func (w *workspace) weftCaller(ctx context.Context, name string, entries []entry
 		return nil, err
 	}
 	p.closers = append(p.closers, closeSession(cs))
-	p.weft = echoCaller(cs, "bench__echo")
+	p.weft, p.session, p.url = echoCaller(cs, "bench__echo"), cs, url
 	return p, nil
 }

@@ -38,6 +38,9 @@ type pathPair struct {
 	directRoles, weftRoles roles
 	upstreamExe            string // to find the upstream weft launched itself
 	closers                []func()
+	// session and url are weftCaller's session and weft's MCP URL.
+	session *mcp.ClientSession
+	url     string
 }
 
 func (p *pathPair) close() {

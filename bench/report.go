@@ -70,6 +70,9 @@ func goals(r *result) []goal {
 	for _, o := range r.Observe {
 		out = append(out, goal{fmt.Sprintf("metrics+audit calls/s c=%d", o.Concurrency), "≥ 0.97× off", fmt.Sprintf("%.3f×", o.Ratio), o.Ratio >= 0.97})
 	}
+	for _, a := range r.Agents {
+		out = append(out, goal{fmt.Sprintf("agent's view %s/s c=%d", a.Op, a.Concurrency), "≥ 0.95× /mcp", fmt.Sprintf("%.3f×", a.Ratio), a.Ratio >= 0.95})
+	}
 	return out
 }
 
@@ -152,6 +155,13 @@ func printReport(w io.Writer, r *result) {
 		for _, r := range r.Observe {
 			fmt.Fprintf(tw, "\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t\n", r.Concurrency, r.On.Calls, r.Off.Failed, r.On.Failed,
 				r.Off.P50MS, r.On.P50MS, r.Off.CallsPerSec, r.On.CallsPerSec, r.Ratio, r.AddedP50MS)
+		}
+	}
+	if len(r.Agents) > 0 {
+		fmt.Fprintln(tw, "\n7. agent's view (http)\top\tconc\tcalls\tfailed /mcp/agent\t/mcp p50 ms\tagent p50 ms\t/mcp per s\tagent per s\tagent ÷ /mcp\tadded p50 ms\t")
+		for _, r := range r.Agents {
+			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t\n", r.Op, r.Concurrency, r.Agent.Calls, r.Default.Failed, r.Agent.Failed,
+				r.Default.P50MS, r.Agent.P50MS, r.Default.CallsPerSec, r.Agent.CallsPerSec, r.Ratio, r.AddedP50MS)
 		}
 	}
 	_ = tw.Flush()

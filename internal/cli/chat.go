@@ -139,7 +139,7 @@ func (c *chatSession) task(ctx context.Context, text, strategy string) {
 		fmt.Fprintln(c.a.stdout, "say what to do after /plan")
 		return
 	}
-	res, err := c.s.agent.Run(ctx, agent.Task{Text: text, Sender: c.f.sender, History: c.history, Strategy: strategy})
+	res, err := c.s.agent.Run(ctx, agent.Task{Text: text, Sender: c.f.senderID(), History: c.history, Strategy: strategy})
 	if err != nil {
 		fmt.Fprintf(c.a.stderr, "weft: %s\n", oneLine(err))
 		return

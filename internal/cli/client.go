@@ -32,7 +32,7 @@ func (a *app) clientCommand() *cobra.Command {
 }
 
 func (a *app) clientAddCommand() *cobra.Command {
-	var scope, url, name string
+	var scope, url, name, agent string
 	var printOnly bool
 	cmd := &cobra.Command{
 		Use:   "add " + strings.Join(clients.Names(), "|"),
@@ -50,7 +50,15 @@ func (a *app) clientAddCommand() *cobra.Command {
 			if scope, err = c.Scope(scope); err != nil {
 				return err
 			}
-			e, err := a.clientEntry(name, url)
+			if agent != "" {
+				if err := a.checkAgent(agent); err != nil {
+					return err
+				}
+				if !cmd.Flags().Changed("name") {
+					name = agent
+				}
+			}
+			e, err := a.clientEntry(name, url, agent)
 			if err != nil {
 				return err
 			}
@@ -63,13 +71,15 @@ func (a *app) clientAddCommand() *cobra.Command {
 	cmd.Flags().StringVar(&scope, "scope", "", "user (every project) or project (a file in this directory); default: the client's usual one")
 	cmd.Flags().StringVar(&url, "http", "", "connect the client to weft's HTTP face at this URL (e.g. http://127.0.0.1:7777/mcp) instead of starting weft")
 	cmd.Flags().StringVar(&name, "name", "weft", "name of the entry in the client's config")
+	cmd.Flags().StringVar(&agent, "agent", "", "connect the client as this agent (weft mcp-server --agent NAME; the entry is named after it); with --http, give the agent's URL (…/agents/NAME/mcp)")
 	cmd.Flags().BoolVar(&printOnly, "print", false, "print the entry and the file it belongs in; write nothing")
 	return cmd
 }
 
 // clientEntry is the entry for this weft: its own executable running
-// mcp-server (with --config when one was chosen explicitly), or url.
-func (a *app) clientEntry(name, url string) (clients.Entry, error) {
+// mcp-server (with --config when one was chosen explicitly, and --agent
+// when an agent is), or url.
+func (a *app) clientEntry(name, url, agent string) (clients.Entry, error) {
 	if url != "" {
 		return clients.Entry{Name: name, URL: url}, nil
 	}
@@ -90,6 +100,9 @@ func (a *app) clientEntry(name, url string) (clients.Entry, error) {
 			return clients.Entry{}, fmt.Errorf("config %s: %w", cfg, err)
 		}
 		args = append(args, "--config", abs)
+	}
+	if agent != "" {
+		args = append(args, "--agent", agent)
 	}
 	return clients.Entry{Name: name, Command: exe, Args: args}, nil
 }

@@ -27,6 +27,7 @@ func (a *app) delegateCommand() *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&req.AllowedTools, "allowed-tools", nil, "Claude Code tool pattern it may use (repeatable; default [delegation] allowed_tools)")
 	cmd.Flags().IntVar(&req.MaxTurns, "max-turns", 0, "most turns Claude Code takes, at least 3 (default [delegation] max_turns)")
+	cmd.Flags().StringVar(&req.Agent, "agent", "", "delegate as this agent: its [delegation] settings, and Claude Code (or weft's own agent) sees its tools only")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the answer, which delegate gave it and what it cost (cost_usd) as JSON")
 	return cmd
 }
@@ -35,6 +36,15 @@ func (a *app) delegateTask(ctx context.Context, req delegate.Request, jsonOut bo
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
+	}
+	if req.Agent != "" {
+		spec := cfg.Agents[req.Agent]
+		if spec == nil {
+			return cfg.NoAgentError(req.Agent)
+		}
+		as := *cfg // the runner's defaults are the agent's [delegation]
+		as.Delegation = spec.Delegation
+		cfg = &as
 	}
 	r, err := daemon.NewRunner(cfg, gateway.ParseDepth(os.Getenv(gateway.DelegationEnv)), a.delegateAgent)
 	if err != nil {

@@ -32,11 +32,15 @@ type listing struct {
 }
 
 func (a *app) mcpListCommand() *cobra.Command {
-	return &cobra.Command{
+	var agent string
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Show every server: live status from a running weft, else a health check",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if agent != "" {
+				return a.agentListing(cmd.Context(), agent) // agents.go
+			}
 			l, err := a.list(cmd.Context())
 			if err != nil {
 				return err
@@ -49,6 +53,8 @@ func (a *app) mcpListCommand() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&agent, "agent", "", "show only what this agent sees, under the names it knows")
+	return cmd
 }
 
 func (a *app) list(ctx context.Context) (listing, error) {

@@ -23,6 +23,7 @@ func (a *app) planCommand() *cobra.Command {
 		Use:   "plan",
 		Short: "Create, inspect, dry-run, run and resume plans: saved DAGs of tool calls",
 	}
+	cmd.PersistentFlags().StringVar(&a.asAgent, "agent", "", "work as this agent: plans are checked against and run with its tools only")
 	cmd.PersistentFlags().StringVar(&f.dir, "plans-dir", "", "where plans live (default $WEFT_PLANS_DIR, else ~/.weft/plans)")
 	cmd.AddCommand(a.planCreateCommand(f), a.planImportCommand(f), a.planValidateCommand(),
 		a.planListCommand(f), a.planShowCommand(f), a.planRunCommand(f), a.planResumeCommand(f), a.planDeleteCommand(f))

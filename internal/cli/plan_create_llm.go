@@ -49,12 +49,12 @@ func (a *app) draftPlan(ctx context.Context, store *plan.Store, description stri
 	if cfg.Agent.LLM.Model == "" {
 		return nil, errNoLLM
 	}
-	s, err := a.startAgent(ctx, agentFlags{sender: "cli"}, a.reportDraft)
+	s, err := a.startAgent(ctx, agentFlags{agent: a.asAgent}, a.reportDraft)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	raw, res, err := s.agent.WritePlan(ctx, agent.Task{Text: description, Sender: "cli"})
+	raw, res, err := s.agent.WritePlan(ctx, agent.Task{Text: description, Sender: agentFlags{agent: a.asAgent}.senderID()})
 	if err != nil {
 		return nil, fmt.Errorf("plan create: %w", err)
 	}

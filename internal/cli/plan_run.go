@@ -212,7 +212,11 @@ func (a *app) withTools(ctx context.Context, fn func(toolset.Caller) error) erro
 		return err
 	}
 	defer stopDaemon(d)
-	return fn(daemon.PlanTools{HubTools: daemon.ToolsOf(d.Hub())})
+	tools, err := d.AgentTools(a.asAgent)
+	if err != nil {
+		return err
+	}
+	return fn(daemon.PlanTools{HubTools: tools})
 }
 
 // execute runs (or, with cp, resumes) a plan against the live catalog,

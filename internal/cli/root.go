@@ -29,9 +29,11 @@ type app struct {
 	configFlag string
 	logLevel   string
 	jsonOut    bool
-	stdout     io.Writer
-	stderr     io.Writer
-	logger     *slog.Logger
+	// asAgent is `weft plan --agent`: the agent whose tools plans use.
+	asAgent string
+	stdout  io.Writer
+	stderr  io.Writer
+	logger  *slog.Logger
 	// logSink queues the log for stderr (nil until logging is set up).
 	logSink *logsink.Sink
 	// secrets masks configured secret values in logs and errors; it has
@@ -108,6 +110,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.planCommand())
 	root.AddCommand(a.delegateCommand())
 	root.AddCommand(a.clientCommand(), a.versionCommand())
+	root.AddCommand(a.agentsCommand()) // agents.go
 	requireKnownSubcommands(root)
 	return root
 }

@@ -18,11 +18,25 @@ const exitPartial = 2
 type agentFlags struct {
 	strategy string
 	sender   string
+	agent    string
 }
 
 func (f *agentFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.strategy, "strategy", "", "react or plan_and_execute (default [router.planning] strategy)")
-	cmd.Flags().StringVar(&f.sender, "sender", "cli", "sender_id the cost of every step is attributed to")
+	cmd.Flags().StringVar(&f.sender, "sender", "", "sender_id the cost of every step is attributed to (default: the agent's name, else cli)")
+	cmd.Flags().StringVar(&f.agent, "agent", "", "run as this agent: its servers and tools, its model, limits and budget")
+}
+
+// senderID is who the run's cost is attributed to: --sender, else the
+// agent's name, else "cli".
+func (f agentFlags) senderID() string {
+	switch {
+	case f.sender != "":
+		return f.sender
+	case f.agent != "":
+		return f.agent
+	}
+	return "cli"
 }
 
 // agentSession is a running daemon with weft's agent over its hub.
@@ -42,12 +56,17 @@ func (a *app) startAgent(ctx context.Context, f agentFlags, onStep func(agent.St
 	if err != nil {
 		return nil, err
 	}
-	ag, err := d.NewAgent(daemon.AgentOptions{Strategy: f.strategy, OnStep: onStep})
+	ag, err := d.NewAgent(daemon.AgentOptions{Strategy: f.strategy, OnStep: onStep, Agent: f.agent})
 	if err != nil {
 		stopDaemon(d)
 		return nil, err
 	}
-	return &agentSession{d: d, tools: daemon.ToolsOf(d.Hub()), agent: ag}, nil
+	tools, err := d.AgentTools(f.agent)
+	if err != nil {
+		stopDaemon(d)
+		return nil, err
+	}
+	return &agentSession{d: d, tools: tools, agent: ag}, nil
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -78,7 +97,7 @@ func (a *app) runTask(ctx context.Context, task string, f agentFlags, jsonOut bo
 		return err
 	}
 	defer s.close()
-	res, err := s.agent.Run(ctx, agent.Task{Text: task, Sender: f.sender})
+	res, err := s.agent.Run(ctx, agent.Task{Text: task, Sender: f.senderID()})
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}

@@ -113,6 +113,7 @@ func (a *app) announceServers(d *daemon.Daemon) {
 
 func (a *app) mcpServerCommand() *cobra.Command {
 	var settle time.Duration
+	var agent string
 	cmd := &cobra.Command{
 		Use:   "mcp-server",
 		Short: "Serve the gateway over stdio, for an MCP client that launches weft",
@@ -123,6 +124,10 @@ func (a *app) mcpServerCommand() *cobra.Command {
 				return err
 			}
 			defer stopDaemon(d)
+			face, err := d.AgentFace(agent)
+			if err != nil {
+				return err
+			}
 			if settle > 0 {
 				// A one-shot client (a delegated `claude -p`) lists tools once:
 				// let the first connection attempts finish, within the bound.
@@ -130,13 +135,14 @@ func (a *app) mcpServerCommand() *cobra.Command {
 				d.Settle(ctx)
 				cancel()
 			}
-			err = d.Gateway().ServeStdio(cmd.Context())
+			err = face.ServeStdio(cmd.Context())
 			if err != nil && cmd.Context().Err() == nil && !errors.Is(err, context.Canceled) {
 				return fmt.Errorf("stdio session: %w", err)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&agent, "agent", "", "serve as this agent: only its servers, tools and limits (see `weft agents list`)")
 	cmd.Flags().DurationVar(&settle, "settle", 0, "before answering the client, wait up to this long for every server's first connection attempt (for clients that list tools only once); 0 answers at once")
 	return cmd
 }

@@ -49,6 +49,17 @@ type Txn struct {
 	// writing then fails, the undo it returned (if any) is called, so what
 	// runs never disagrees with the file. Nil: nothing to apply.
 	Apply func(ctx context.Context, next *Config) (undo func(), err error)
+	// AgentFile, when set, edits an agent's own file in the same
+	// transaction (under its own lock, after weft.toml's): the whole
+	// config is validated with its new content before anything is
+	// applied or written.
+	AgentFile *FileEdit
+}
+
+// FileEdit is the edit of one more file of a change.
+type FileEdit struct {
+	Path string
+	Edit func(data []byte) ([]byte, error)
 }
 
 // TxnResult is what a change did.
@@ -90,7 +101,12 @@ func Change(ctx context.Context, path string, t Txn) (TxnResult, error) {
 			return TxnResult{}, err
 		}
 	}
-	cfg, err := LoadData(path, next)
+	side, err := readSide(ctx, t.AgentFile)
+	if err != nil {
+		return TxnResult{}, err
+	}
+	defer side.unlock()
+	cfg, err := loadData(path, next, side.overlay())
 	if err != nil {
 		return TxnResult{}, err
 	}
@@ -101,6 +117,13 @@ func Change(ctx context.Context, path string, t Txn) (TxnResult, error) {
 		}
 	}
 	res := TxnResult{Config: cfg, Hash: Hash(next)}
+	if err := side.write(); err != nil {
+		if undo != nil {
+			undo()
+		}
+		return TxnResult{}, err
+	}
+	res.Written = side.changed()
 	if t.Edit == nil || (exists && bytes.Equal(next, data)) {
 		return res, nil
 	}

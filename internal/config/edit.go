@@ -137,6 +137,17 @@ func AddServerTo(data []byte, path string, s *Server) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	out := appendTable(data, text)
+	cfg, err := parse(out, path)
+	if err != nil || cfg.Servers[s.Name] == nil || cfg.Servers[s.Name].Target != s.Target {
+		return nil, fmt.Errorf("cannot add server %q to %s: the file's layout does not allow appending a [tools.mcp_servers.%s] table (%v); add it by hand", s.Name, path, tomlKey(s.Name), err)
+	}
+	return out, nil
+}
+
+// appendTable returns data with a TOML table's text appended after a blank
+// line, in the file's own line endings.
+func appendTable(data []byte, text string) []byte {
 	crlf := bytes.Contains(data, []byte("\r\n"))
 	nl := []byte("\n")
 	if crlf {
@@ -150,12 +161,7 @@ func AddServerTo(data []byte, path string, s *Server) ([]byte, error) {
 	if len(bytes.TrimSpace(out)) > 0 && !bytes.HasSuffix(out, append(slices.Clone(nl), nl...)) {
 		out = append(out, nl...)
 	}
-	out = append(out, text...)
-	cfg, err := parse(out, path)
-	if err != nil || cfg.Servers[s.Name] == nil || cfg.Servers[s.Name].Target != s.Target {
-		return nil, fmt.Errorf("cannot add server %q to %s: the file's layout does not allow appending a [tools.mcp_servers.%s] table (%v); add it by hand", s.Name, path, tomlKey(s.Name), err)
-	}
-	return out, nil
+	return append(out, text...)
 }
 
 // RemoveServer deletes server name from the weft.toml at path, under the

@@ -19,7 +19,7 @@ func TestHTTPFaceKeys(t *testing.T) {
 	}
 	want := Gateway{Listen: "127.0.0.1:7777", Separator: "__", MaxConnections: DefaultMaxConnections,
 		IdleTimeout: Duration(DefaultIdleTimeout), BodyTimeout: Duration(DefaultBodyTimeout),
-		MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout)}
+		MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout), AgentsDir: DefaultAgentsDir}
 	if !reflect.DeepEqual(cfg.Gateway, want) || !reflect.DeepEqual(Default().Gateway, want) {
 		t.Errorf("gateway = %+v, default %+v; want %+v", cfg.Gateway, Default().Gateway, want)
 	}

@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// keysAt lists the keys the table at path accepts, for unknown-key messages.
+// keysAt lists the keys the table at path (below the file type root) accepts, for unknown-key messages.
 // They are read from the toml tags of the Go type that decodes the table, so
 // the list can never fall behind a new key. A path step into a map (a server
 // name, a model in [prices]) moves to the map's element type.
-func keysAt(path []string) string {
-	t := reflect.TypeOf(fileConfig{})
+func keysAt(root reflect.Type, path []string) string {
+	t := root
 	for _, name := range path {
 		t = indirect(t)
 		switch t.Kind() {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -33,6 +34,8 @@ type fileConfig struct {
 	Delegation Delegation `toml:"delegation"` // delegate.go
 	Audit      Audit      `toml:"audit"`      // observe.go
 	Metrics    Metrics    `toml:"metrics"`
+
+	Agents map[string]*agentFile `toml:"agents"` // agents.go
 }
 
 // ResolvePath finds weft.toml: the --config value if non-empty,
@@ -63,13 +66,14 @@ func Default() *Config {
 	return &Config{
 		Gateway: Gateway{Listen: DefaultListen, Separator: DefaultSeparator,
 			MaxConnections: DefaultMaxConnections, IdleTimeout: Duration(DefaultIdleTimeout), BodyTimeout: Duration(DefaultBodyTimeout),
-			MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout)},
+			MaxSessions: DefaultMaxSessions, SessionIdleTimeout: Duration(DefaultSessionIdleTimeout), AgentsDir: DefaultAgentsDir},
 		Limits: Limits{MaxTools: DefaultMaxTools, MaxMessageBytes: DefaultMaxMessageBytes,
 			MaxConcurrentCalls: DefaultMaxConcurrentCalls, DrainTimeout: Duration(DefaultDrainTimeout),
 			PingInterval: Duration(DefaultPingInterval)},
 		Breaker:  Breaker{FailureThreshold: DefaultFailureThreshold, ResetTimeout: Duration(DefaultResetTimeout)},
 		Security: Security{Autonomy: DefaultAutonomy, Pinning: PinningStrict, MaxDelegationDepth: DefaultMaxDelegationDepth},
 		Servers:  map[string]*Server{},
+		Agents:   map[string]*AgentSpec{},
 		Agent:    DefaultAgent(),
 
 		Delegation: DefaultDelegation(),
@@ -96,11 +100,16 @@ func Load(path string) (*Config, error) {
 // LoadData is Load with the content of the weft.toml at path already read
 // (nil for a missing file): a config change validates the edited content
 // before it is written.
-func LoadData(path string, data []byte) (*Config, error) {
+func LoadData(path string, data []byte) (*Config, error) { return loadData(path, data, nil) }
+
+// loadData is LoadData with some agents' files given as content (overlay,
+// by path): a change validates an agent's edited file before writing it.
+func loadData(path string, data []byte, overlay map[string][]byte) (*Config, error) {
 	cfg, err := parse(data, path)
 	if err != nil {
 		return nil, err
 	}
+	cfg.overlay = overlay
 	for _, f := range cfg.MCPJSONFiles() {
 		servers, err := readMCPJSON(f)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -120,6 +129,13 @@ func LoadData(path string, data []byte) (*Config, error) {
 	if err := cfg.validate(data, nil); err != nil {
 		return nil, err
 	}
+	if err := cfg.loadAgents(cfg.agentTables); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkAuthAgents(); err != nil { // authagents.go
+		return nil, err
+	}
+	cfg.agentTables, cfg.overlay = nil, nil
 	return cfg, nil
 }
 
@@ -141,11 +157,12 @@ func parse(data []byte, path string) (*Config, error) {
 		return cfg, nil
 	}
 	var fc fileConfig
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fc); err != nil {
-		return nil, decodeError(path, err)
+	if err := decodeStrict(data, &fc); err != nil {
+		return nil, decodeErrorIn(reflect.TypeOf(fileConfig{}), path, err)
 	}
+	cfg.agentTables = fc.Agents
+	setIf(&cfg.Gateway.AgentsDir, fc.Gateway.AgentsDir, fc.Gateway.AgentsDir != "")
+	cfg.Gateway.DefaultAgent = fc.Gateway.DefaultAgent
 	g, l, sec := fc.Gateway, fc.Limits, fc.Security
 	if g.Listen != "" {
 		cfg.Gateway.Listen = g.Listen
@@ -236,9 +253,17 @@ func defaultTimeout(ms int) int {
 	return ms
 }
 
-// decodeError turns a go-toml error into one line: file:line:col, what is
-// wrong, what to do.
-func decodeError(path string, err error) error {
+// decodeStrict decodes TOML into v, refusing keys v has no field for.
+func decodeStrict(data []byte, v any) error {
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// decodeErrorIn turns a go-toml error into one line: file:line:col, what is
+// wrong, what to do. root is the Go type the whole file decodes into, for
+// the keys an unknown key's table accepts.
+func decodeErrorIn(root reflect.Type, path string, err error) error {
 	var sm *toml.StrictMissingError
 	if errors.As(err, &sm) && len(sm.Errors) > 0 {
 		e := sm.Errors[0]
@@ -249,7 +274,7 @@ func decodeError(path string, err error) error {
 			more = fmt.Sprintf(" (and %d more unknown keys)", n)
 		}
 		return invalidf("%s:%d:%d: unknown key %q%s; remove it or fix its spelling (known keys there: %s)",
-			path, row, col, strings.Join(key, "."), more, keysAt(key[:max(len(key)-1, 0)]))
+			path, row, col, strings.Join(key, "."), more, keysAt(root, key[:max(len(key)-1, 0)]))
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {

@@ -122,6 +122,12 @@ type GatewayAuth struct {
 	// UserClaim names the claim that identifies the user, for per-user
 	// servers (default "sub").
 	UserClaim string `toml:"user_claim,omitempty"`
+	// AgentClaim names the token claim whose value selects the agent a
+	// request acts as (client_id, azp, sub or any other), or "scope" for
+	// the token's scopes; Agents maps those values to agents
+	// (authagents.go).
+	AgentClaim string            `toml:"agent_claim,omitempty"`
+	Agents     map[string]string `toml:"agents,omitempty"`
 }
 
 func (a *GatewayAuth) validate(path string) error {
@@ -140,5 +146,5 @@ func (a *GatewayAuth) validate(path string) error {
 	if a.ClockSkew < 0 {
 		return invalidf("%s: gateway.auth.clock_skew is negative; use a duration such as \"60s\"", path)
 	}
-	return nil
+	return a.validateAgentClaim(path)
 }

@@ -54,6 +54,13 @@ type Config struct {
 	// Audit holds [audit] and Metrics holds [metrics] (observe.go).
 	Audit   Audit
 	Metrics Metrics
+	// Agents holds every agent by name: [agents.NAME] tables and the files
+	// of the agents directory (agents.go).
+	Agents map[string]*AgentSpec
+	// agentTables are the [agents] tables as decoded, resolved by Load
+	// once the global servers are known.
+	agentTables map[string]*agentFile
+	overlay     map[string][]byte // agent files' content not yet written, by path
 	// Warnings are non-fatal findings of Load (for example a server URL that
 	// points to a private address while security.block_private_urls is off).
 	Warnings []string
@@ -77,6 +84,12 @@ type Gateway struct {
 	BodyTimeout        Duration `toml:"body_timeout"`         // reading one request body
 	MaxSessions        int      `toml:"max_sessions"`         // Streamable HTTP sessions
 	SessionIdleTimeout Duration `toml:"session_idle_timeout"` // session nobody used
+	// AgentsDir holds one directory per agent with its own weft.toml
+	// (relative to weft.toml's directory; default "agents").
+	AgentsDir string `toml:"agents_dir"`
+	// DefaultAgent is the agent /mcp and a plain `weft mcp-server` serve:
+	// empty for everything, "none" to serve named agents only.
+	DefaultAgent string `toml:"default_agent"`
 }
 
 // Limits bounds what weft exposes and accepts ([limits]).

@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -28,6 +30,9 @@ type Edit struct {
 	// Source names who asked, for the audit log ("dashboard", …); empty:
 	// "reload" for a reload, else "edit".
 	Source string
+	// AgentFile, when set, edits an agent's own file in the same change
+	// (mcp_manage as an agent whose config is a file of its own).
+	AgentFile *config.FileEdit
 }
 
 // source is what the audit log calls the origin of e.
@@ -35,7 +40,7 @@ func (e Edit) source() string {
 	switch {
 	case e.Source != "":
 		return e.Source
-	case e.File == nil:
+	case e.File == nil && e.AgentFile == nil:
 		return "reload"
 	}
 	return "edit"
@@ -65,11 +70,11 @@ func (d *Daemon) Change(ctx context.Context, e Edit) (res Result, err error) {
 	d.changeMu.Lock()
 	defer d.changeMu.Unlock()
 	var removals []string
-	tr, err := config.Change(ctx, d.path, config.Txn{IfMatch: e.IfMatch, Edit: e.File,
+	tr, err := config.Change(ctx, d.path, config.Txn{IfMatch: e.IfMatch, Edit: e.File, AgentFile: e.AgentFile,
 		Apply: func(ctx context.Context, next *config.Config) (func(), error) {
 			p := d.diff(next)
 			res.ApplyResult = p.result()
-			if e.File != nil {
+			if e.File != nil || e.AgentFile != nil {
 				removals = p.remove
 				return d.connectAsOne(ctx, p, e.Verify, res.Failed)
 			}
@@ -129,10 +134,11 @@ func (c change) result() hub.ApplyResult {
 func (d *Daemon) diff(next *config.Config) change {
 	c := change{old: map[string]*config.Server{}}
 	running := map[string]bool{}
+	servers := next.HubServers()
 	for _, name := range d.hub.Names() {
 		running[name] = true
 		cur, _ := d.hub.Config(name)
-		want, ok := next.Servers[name]
+		want, ok := servers[name]
 		switch {
 		case !ok || !want.IsEnabled():
 			c.remove = append(c.remove, name)
@@ -143,8 +149,8 @@ func (d *Daemon) diff(next *config.Config) change {
 			c.unchanged = append(c.unchanged, name)
 		}
 	}
-	for _, name := range next.Names() {
-		if s := next.Servers[name]; s.IsEnabled() && !running[name] {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		if s := servers[name]; s.IsEnabled() && !running[name] {
 			c.add = append(c.add, s)
 		}
 	}

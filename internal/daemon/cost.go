@@ -1,7 +1,9 @@
 package daemon
 
+import "github.com/weft-dev/weft/internal/metrics"
+
 // defaultCostLabel is the agent label of cost spent by no named agent.
-const defaultCostLabel = "default"
+const defaultCostLabel = metrics.DefaultAgent
 
 // costLabel is the agent label cost is counted under: the agent's (or
 // sender's) name, "default" when there is none.
@@ -17,5 +19,6 @@ func costLabel(name string) string {
 func (o *observability) spent(agent string, usd float64) {
 	if o != nil {
 		o.metrics.Cost(costLabel(agent), usd)
+		o.live.Spent(costLabel(agent), usd)
 	}
 }

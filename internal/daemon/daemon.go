@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/audit"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/gateway"
@@ -47,7 +48,9 @@ type Daemon struct {
 	gw   *gateway.Gateway
 	pins *policy.Pins
 	del  *delegator
-	obs  *observability // metrics, audit log, traces, dashboard (observe.go)
+	// agents are the agents' MCP faces (agents.go).
+	agents *agentFaces
+	obs    *observability // metrics, audit log, traces, dashboard (observe.go)
 	// users runs per-user instances of per_user servers (peruser.go).
 	users *userPool
 
@@ -97,15 +100,20 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	pins.OnChange = d.hub.Refresh // another weft's approval merged in
 	d.del = &delegator{d: d, cfg: cfg}
 	health, routes := d.obs.gatewayOptions(cfg)
-	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}))
-	d.gw = gateway.New(d.hub, gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
+	routes = append(routes, d.obs.dashboardRoute(cfg, &src, dashboardActions{d}, dashboardAgents{d}))
+	faceOpts := gateway.Options{Logger: opts.Logger, Version: opts.Version, Plans: d.planService(),
 		Manage:          gateway.ManageOptions{Manager: d, ApprovalTimeout: opts.ApprovalTimeout},
 		Delegation:      gateway.DelegationOptions{Depth: d.depth, Max: cfg.Security.MaxDelegationDepth},
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Delegate:        d.obs.delegator(d.del),
 		Login:           d.loginThroughClient(),
-		Health:          health, Routes: routes, Middleware: append(d.obs.middleware(), withUsers)})
-	d.obs.sources, d.obs.sessionList = d.gw.SessionsByFace, d.gw.SessionList
+		Health:          health, Routes: routes, Middleware: append(d.obs.middleware(), withUsers),
+		View: agentview.Everything(cfg.Gateway.Separator, cfg.Limits.MaxTools)}
+	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} })
+	d.agents.delegate = func(agent string) gateway.Delegator { return agentDelegator{d, agent} }
+	faceOpts.Agents = d.agents
+	d.gw = gateway.New(d.hub, faceOpts)
+	d.obs.sources, d.obs.sessionList = d.sessionsByFace, d.sessionList // agentsdash.go
 	d.setConfig(cfg, "")
 	return d, nil
 }
@@ -116,7 +124,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 // others); Settle waits for the first attempts. Unless Options.NoWatch, it
 // starts watching the config file for outside edits.
 func (d *Daemon) Start(ctx context.Context) error {
-	d.hub.Start(d.Config().Servers)
+	d.hub.Start(d.Config().HubServers())
 	d.obs.applied.Store(true)
 	if d.opts.NoWatch {
 		return nil
@@ -195,6 +203,7 @@ func (d *Daemon) setConfig(cfg *config.Config, hash string) {
 	d.cfgMu.Lock()
 	d.cfg, d.hash = cfg, hash
 	d.cfgMu.Unlock()
+	d.agents.apply(cfg)
 	d.maskSecrets(cfg)
 }
 
@@ -222,7 +231,7 @@ func HTTPOptions(ctx context.Context, cfg *config.Config, listen string) (gatewa
 		if err != nil {
 			return o, err
 		}
-		o.Auth = auth
+		o.Auth, o.AgentOf = auth, agentOfIdentity(cfg.Gateway.Auth)
 	}
 	if !gateway.IsLoopbackListen(listen) && o.Token == "" && o.Auth == nil {
 		return o, fmt.Errorf("listen address %s is not loopback: set security.http_token_env to a variable holding a bearer token, or listen on 127.0.0.1", listen)

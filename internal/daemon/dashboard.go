@@ -65,12 +65,12 @@ func (a dashboardActions) Withheld() []ui.Withheld {
 }
 
 // dashboardRoute builds the /ui/ route; its token is the HTTP face's.
-func (o *observability) dashboardRoute(cfg *config.Config, src ui.Source, actions ui.Actions) gateway.Route {
+func (o *observability) dashboardRoute(cfg *config.Config, src ui.Source, actions ui.Actions, agents ui.Agents) gateway.Route {
 	token := ""
 	if cfg.Security.HTTPTokenEnv != "" {
 		token = os.Getenv(cfg.Security.HTTPTokenEnv)
 	}
-	h := ui.Handler(ui.Options{Hub: src, Live: o.live, Actions: actions, Token: token, Plans: listPlans,
+	h := ui.Handler(ui.Options{Hub: src, Live: o.live, Actions: actions, Agents: agents, Token: token, Plans: listPlans,
 		Sessions: func() []hub.Caller {
 			if o.sessionList == nil {
 				return nil

@@ -4,16 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/weft-dev/weft/internal/config"
-	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/llm/llmtest"
 	"github.com/weft-dev/weft/internal/testutil"
@@ -64,7 +60,7 @@ func TestDelegateFallbackAgentCost(t *testing.T) {
 		llmtest.Reply{Text: "The agent heard fake:hi.", Usage: &llmtest.Usage{Input: 2000, Output: 50}},
 	)
 	t.Setenv("LLMTEST_KEY", "sk-test")
-	path := writeConfig(t, "[llm]\nprovider = \"openai\"\nmodel = \"test-model\"\nbase_url = \""+srv.URL()+"\"\napi_key_env = \"LLMTEST_KEY\"\n\n"+
+	path := writeConfig(t, "[agents.coder]\n\n[llm]\nprovider = \"openai\"\nmodel = \"test-model\"\nbase_url = \""+srv.URL()+"\"\napi_key_env = \"LLMTEST_KEY\"\n\n"+
 		"[prices.\"test-model\"]\ninput = 2.0\noutput = 10.0\n\n"+
 		"[delegation]\nclaude_command = \"/nonexistent/claude\"\nfallback = [\"claude\", \"agent\"]\n\n"+
 		"[tools.mcp_servers.fake]\ntarget = \""+testutil.FakeServerBinary(t)+"\"\n")
@@ -86,18 +82,4 @@ func TestDelegateFallbackAgentCost(t *testing.T) {
 	if body := scrape(t, d); !strings.Contains(body, fmt.Sprintf(`weft_agent_cost_usd_total{agent="coder"} %g`, data.CostUSD)) {
 		t.Errorf("/metrics lacks the agent's cost %g under coder:\n%s", data.CostUSD, body)
 	}
-}
-
-// scrape reads the daemon's /metrics.
-func scrape(t *testing.T, d *daemon.Daemon) string {
-	t.Helper()
-	srv := httptest.NewServer(d.Gateway().Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
 }

@@ -2,7 +2,10 @@ package daemon_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,7 +17,7 @@ import (
 
 // newDaemon starts a daemon on the config at path (no watcher), closed when
 // the test ends. HOME is the test's, so plans and pins stay inside it.
-func newDaemon(t *testing.T, path string, opts ...func(*daemon.Options)) *daemon.Daemon {
+func newDaemon(t testing.TB, path string, opts ...func(*daemon.Options)) *daemon.Daemon {
 	t.Helper()
 	t.Setenv("HOME", filepath.Dir(path))
 	cfg, err := config.Load(path)
@@ -41,11 +44,25 @@ func newDaemon(t *testing.T, path string, opts ...func(*daemon.Options)) *daemon
 }
 
 // writeConfig writes body as weft.toml in a fresh directory.
-func writeConfig(t *testing.T, body string) string {
+func writeConfig(t testing.TB, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "weft.toml")
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// scrape reads the daemon's /metrics.
+func scrape(t *testing.T, d *daemon.Daemon) string {
+	t.Helper()
+	srv := httptest.NewServer(d.Gateway().Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
 }

@@ -29,7 +29,7 @@ type observability struct {
 	applied atomic.Bool
 	// requires is [gateway] ready_requires as last loaded.
 	requires atomic.Pointer[[]string]
-	sources  func() map[string]int // sessions by face, set once the face exists
+	sources  func() map[metrics.SessionKey]int // sessions by face and agent, set once the faces exist
 	// sessionList names the sessions, for the dashboard; set with sources.
 	sessionList func() []hub.Caller
 	live        *ui.Live // the dashboard's view of calls and servers
@@ -52,7 +52,7 @@ func newObservability(ctx context.Context, cfg *config.Config, version string, r
 	}
 	o := &observability{tracer: tracer, traceShutdown: shutdown, live: ui.NewLive(redactFn), metricsOn: cfg.Metrics.On()}
 	o.metrics = metrics.New(metrics.Options{Hub: src, MaxToolLabels: cfg.Metrics.MaxToolLabels,
-		Sessions: func() map[string]int {
+		Sessions: func() map[metrics.SessionKey]int {
 			if o.sources == nil {
 				return nil
 			}

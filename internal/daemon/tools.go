@@ -7,17 +7,29 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/agent"
+	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/toolset"
 )
 
 // HubTools adapts a hub to toolset.Caller and toolset.Describer, the only
-// view of the catalog that plans and the agent get.
-type HubTools struct{ h *hub.Hub }
+// view of the catalog that plans and the agent get: everything, or one
+// agent's view (ToolsAs).
+type HubTools struct {
+	h *hub.Hub
+	v *agentview.View
+}
 
 // ToolsOf is the view of h's catalog that plans and the agent get.
-func ToolsOf(h *hub.Hub) HubTools { return HubTools{h} }
+func ToolsOf(h *hub.Hub) HubTools { return HubTools{h, agentview.Everything("", -1)} }
+
+// ToolsAs is ToolsOf within view v: names are the agent's, and a tool
+// outside the view is unknown.
+func ToolsAs(h *hub.Hub, v *agentview.View) HubTools { return HubTools{h, v} }
+
+// snapshot is the view of the current catalog.
+func (a HubTools) snapshot() *agentview.Snapshot { return a.v.Of(a.h.Catalog()) }
 
 // PlanTools adds the tools' idempotency annotations to HubTools, so that
 // resuming a plan may re-run an interrupted read-only or idempotent step.
@@ -28,7 +40,12 @@ var _ plan.Idempotency = PlanTools{}
 // Idempotent reports whether re-running the tool is safe: annotated
 // idempotent or read-only.
 func (t PlanTools) Idempotent(name string) bool {
-	tool, ok := t.h.Catalog().Tool(name)
+	cat := t.h.Catalog()
+	hubName, err := t.v.Resolve(cat, name)
+	if err != nil {
+		return false
+	}
+	tool, ok := cat.Tool(hubName)
 	if !ok || tool.Def == nil || tool.Def.Annotations == nil {
 		return false
 	}
@@ -43,7 +60,7 @@ var (
 
 // Tools lists the exposed tools with their input schemas.
 func (a HubTools) Tools() []toolset.Tool {
-	cat := a.h.Catalog()
+	cat := a.snapshot()
 	out := make([]toolset.Tool, 0, len(cat.Tools))
 	for _, t := range cat.Tools {
 		schema, _ := json.Marshal(t.Def.InputSchema)
@@ -54,14 +71,25 @@ func (a HubTools) Tools() []toolset.Tool {
 
 // CallTool calls an exposed tool through the hub.
 func (a HubTools) CallTool(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	if _, ok := a.h.Catalog().Tool(name); !ok {
+	cat := a.h.Catalog()
+	hubName, err := a.v.Resolve(cat, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", toolset.ErrUnknownTool, err)
+	}
+	if _, ok := cat.Tool(hubName); !ok {
 		return nil, fmt.Errorf("%w %q", toolset.ErrUnknownTool, name)
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments of %s: %w", name, err)
 	}
-	return a.h.CallTool(ctx, nil, name, raw, nil)
+	if a.v.IsAgent() {
+		if c := hub.CallerFrom(ctx); c.Agent == "" {
+			c.Agent = a.v.Name() // a run as a configured agent
+			ctx = hub.WithCaller(ctx, c)
+		}
+	}
+	return a.h.CallTool(ctx, nil, hubName, raw, nil)
 }
 
 // Servers lists each server with its status.
@@ -69,7 +97,11 @@ func (a HubTools) Servers() []toolset.ServerInfo {
 	list := a.h.List()
 	out := make([]toolset.ServerInfo, 0, len(list))
 	for _, s := range list {
-		out = append(out, toolset.ServerInfo{Name: s.Name, Status: string(s.Status), Breaker: string(s.Breaker)})
+		name, ok := a.v.ServerSeen(s.Name)
+		if !ok {
+			continue
+		}
+		out = append(out, toolset.ServerInfo{Name: name, Status: string(s.Status), Breaker: string(s.Breaker)})
 	}
 	return out
 }
@@ -77,7 +109,7 @@ func (a HubTools) Servers() []toolset.ServerInfo {
 // ResourceNames lists the exposed resources.
 func (a HubTools) ResourceNames() []string {
 	var out []string
-	for _, r := range a.h.Catalog().Resources {
+	for _, r := range a.snapshot().Resources {
 		out = append(out, r.Def.URI)
 	}
 	return out
@@ -86,7 +118,7 @@ func (a HubTools) ResourceNames() []string {
 // PromptNames lists the exposed prompts.
 func (a HubTools) PromptNames() []string {
 	var out []string
-	for _, p := range a.h.Catalog().Prompts {
+	for _, p := range a.snapshot().Prompts {
 		out = append(out, p.Name)
 	}
 	return out
@@ -98,7 +130,7 @@ var _ agent.ItemDescriber = HubTools{}
 // ResourceDescriptions maps each resource URI to its description.
 func (a HubTools) ResourceDescriptions() map[string]string {
 	out := map[string]string{}
-	for _, r := range a.h.Catalog().Resources {
+	for _, r := range a.snapshot().Resources {
 		out[r.Def.URI] = r.Def.Description
 	}
 	return out
@@ -107,7 +139,7 @@ func (a HubTools) ResourceDescriptions() map[string]string {
 // PromptDescriptions maps each exposed prompt name to its description.
 func (a HubTools) PromptDescriptions() map[string]string {
 	out := map[string]string{}
-	for _, p := range a.h.Catalog().Prompts {
+	for _, p := range a.snapshot().Prompts {
 		out[p.Name] = p.Def.Description
 	}
 	return out

@@ -43,6 +43,8 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 		return
 	}
 	watched := map[string]bool{filepath.Base(d.path): true, ".mcp.json": true, policy.PinsFileName: true}
+	agentsDir := d.Config().AgentsDirectory()
+	watchAgents(w, agentsDir)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -54,7 +56,7 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 			if !ok {
 				return
 			}
-			if watched[filepath.Base(ev.Name)] {
+			if watched[filepath.Base(ev.Name)] || agentEvent(w, agentsDir, ev) {
 				timer.Reset(reloadDebounce)
 			}
 		case err, ok := <-w.Errors:

@@ -25,7 +25,9 @@ var floors = map[string][]string{
 	"internal/plan":     {"internal/hub", "internal/gateway", "internal/upstream", "internal/agent"},
 	"internal/delegate": {"internal/hub", "internal/gateway", "internal/upstream", "internal/agent"},
 	"internal/toolset":  {"internal/hub", "internal/gateway", "internal/upstream"},
-	"internal/oauth":    {"internal/upstream", "internal/hub", "internal/gateway", "internal/policy"},
+	// An agent's view of the catalog: the face uses it, it knows no face.
+	"internal/agentview": {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/llm"},
+	"internal/oauth":     {"internal/upstream", "internal/hub", "internal/gateway", "internal/policy"},
 	// Observers of the hub: they see calls, never the faces or callers.
 	"internal/metrics": {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},
 	"internal/audit":   {"internal/gateway", "internal/agent", "internal/plan", "internal/delegate", "internal/policy"},

@@ -141,15 +141,20 @@ func scopes(c jwt.MapClaims) []string {
 	case string:
 		return strings.Fields(s)
 	case []any:
-		var out []string
-		for _, x := range s {
-			if str, ok := x.(string); ok {
-				out = append(out, str)
-			}
-		}
-		return out
+		return stringsIn(s)
 	}
 	return nil
+}
+
+// stringsIn are the strings of a JSON list.
+func stringsIn(list []any) []string {
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // MetadataURL is the URL of the path-suffixed protected-resource metadata.

@@ -63,7 +63,7 @@ func (g *Gateway) searchTools(_ context.Context, _ *mcp.CallToolRequest, in sear
 	if in.Limit <= 0 {
 		in.Limit = defaultLimit
 	}
-	hits := g.hub.Catalog().Search(in.Query, in.Limit)
+	hits := g.snapshot().Search(in.Query, in.Limit)
 	out := SearchResult{Tools: make([]FoundTool, 0, len(hits))}
 	for _, t := range hits {
 		out.Tools = append(out.Tools, FoundTool{Name: t.Name, Server: t.Server, Description: t.Def.Description, InputSchema: t.Def.InputSchema, Listed: t.Listed})
@@ -89,7 +89,7 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest, in cal
 	}
 	peer, _ := askerFrom(ctx)
 	ctx = upstream.WithInputResponses(ctx, req.Params.InputResponses, upstreamState(req.Params.RequestState))
-	res, err := g.hub.CallTool(ctx, peer, in.Name, args, meta)
+	res, err := g.callThrough(ctx, peer, in.Name, args, meta)
 	if err != nil {
 		return metaToolError(err), nil, nil
 	}

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/hub"
 )
 
@@ -48,6 +50,12 @@ type Options struct {
 	// Middleware wraps every request a client sends, outermost first
 	// (tracing).
 	Middleware []mcp.Middleware
+	// Agents, when set, serves each agent's face at /agents/NAME/mcp
+	// (agentfaces.go).
+	Agents Agents
+	// View is what the face serves of the hub's catalog (view.go); nil:
+	// every configured server, listed as the hub lists them.
+	View *agentview.View
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.
@@ -74,6 +82,9 @@ type Gateway struct {
 
 	levels  *logLevels // legacy clients' log levels; see peer.go
 	parking parking    // calls waiting on a 2026-07-28 client's input; see inputreq.go
+
+	view      atomic.Pointer[agentview.View] // see view.go
+	agentHTTP agentHTTP                      // see agentfaces.go
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -91,6 +102,10 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
 		levels: &logLevels{m: map[*mcp.ServerSession]mcp.LoggingLevel{}},
 	}
+	if opts.View == nil {
+		opts.View = agentview.Everything("", -1)
+	}
+	g.view.Store(opts.View)
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       g.quietLogger,
 		Instructions: "weft exposes the tools, resources and prompts of several MCP servers, each namespaced as <server>__<name>. Use weft__search_tools to find tools that are not listed.",
@@ -101,7 +116,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			res, err := g.hub.Complete(ctx, req.Params)
+			res, err := g.completeThrough(ctx, req.Params)
 			return res, requestError(err)
 		},
 		SupportedProtocolVersions: protocolVersions,
@@ -127,9 +142,10 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 
 // sync adds what is new or changed in cat and removes what is gone. The SDK
 // notifies clients of every add, so unchanged items are left alone.
-func (g *Gateway) sync(cat *hub.Catalog) {
+func (g *Gateway) sync(full *hub.Catalog) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	cat := g.View().Of(full)
 	keep := map[string]bool{}
 	for _, t := range cat.ListedTools() {
 		keep[t.Name] = true

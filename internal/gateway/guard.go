@@ -27,6 +27,9 @@ type HTTPOptions struct {
 	// Auth, when set, authenticates every request instead of the Token
 	// check (it accepts Token itself) and strips the credentials.
 	Auth func(http.Handler) http.Handler
+	// AgentOf, with Auth, names the agent each verified identity acts as
+	// (agentidentity.go); nil: identities select no agent.
+	AgentOf AgentOfRequest
 	// The limits below default to config's (httpserver.go withDefaults).
 	MaxConnections     int           // open client connections
 	IdleTimeout        time.Duration // keep-alive connection with no request
@@ -71,7 +74,7 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 			refuse(w, fmt.Sprintf("weft: cross-origin request refused: Origin %q is not this weft", origin), http.StatusForbidden)
 			return
 		}
-		if !ownAuth(r) && !tokenOK(r, o.Token) {
+		if !ownAuth(r) && !agentAuthed(r) && !tokenOK(r, o.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="weft"`)
 			refuse(w, "weft: missing or wrong bearer token (Authorization: Bearer …)", http.StatusUnauthorized)
 			return

@@ -103,7 +103,7 @@ func (g *Gateway) notReady() []string {
 // and the audit log. A stdio session is one serveIO recorded; every other
 // session came over HTTP (a stateless 2026-07-28 request's has no id).
 func (g *Gateway) callerOf(ss *mcp.ServerSession) hub.Caller {
-	c := hub.Caller{Face: "stdio"}
+	c := hub.Caller{Face: "stdio", Agent: g.View().Name()} // the face's agent, "" for /mcp
 	if ss == nil {
 		return c
 	}

@@ -33,15 +33,22 @@ func (g *Gateway) Handler() http.Handler { return g.HandlerWith(g.opts.HTTP) }
 func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
 	mux := http.NewServeMux()
-	opts := &mcp.StreamableHTTPOptions{
-		Logger:                g.quietLogger,
-		SessionTimeout:        o.SessionIdleTimeout,
-		CrossOriginProtection: http.NewCrossOriginProtection(),
-		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
+	if g.opts.Agents != nil {
+		agents := g.serveAgents(o) // agentfaces.go
+		mux.Handle(AgentsPrefix+"{agent}"+Endpoint, agents)
+		mux.Handle(Endpoint, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if g.opts.Agents.Default() == "" {
+				g.mcpHandler(o).ServeHTTP(w, r)
+				return
+			}
+			agents.ServeHTTP(w, r)
+		}))
+	} else {
+		mux.Handle(Endpoint, g.newMCPHandler(o))
 	}
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
-	mux.Handle(Endpoint, g.byRevision(capSessions(g.server, o.MaxSessions, mcpHandler), opts))
 	mux.HandleFunc("GET "+StatusPath, g.serveStatus)
+	mux.HandleFunc("GET "+AgentsAdminPath, g.serveAgentList) // agentsadmin.go
+	mux.HandleFunc("GET "+AgentsAdminPath+"/{name}", g.serveAgentDetail)
 	mux.HandleFunc("GET "+ServersPath+"{name}", g.serveDetail)
 	mux.HandleFunc("POST "+AdminServersPath, g.serveAddServer)
 	mux.HandleFunc("DELETE "+ServersPath+"{name}", g.serveRemoveServer)
@@ -49,7 +56,7 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 	if auth := o.Auth; auth != nil {
 		o.Token = "" // checked by auth, with the OAuth tokens
 		guarded := guard(mux, o)
-		authed := auth(guarded)
+		authed := g.withAgentTokens(auth(g.agentIdentity(guarded, o.AgentOf)), guarded) // agentidentity.go
 		// Health probes carry no token; everything else, the dashboard
 		// included, needs a token the auth accepts.
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +67,22 @@ func (g *Gateway) HandlerWith(o HTTPOptions) http.Handler {
 			authed.ServeHTTP(w, r)
 		})
 	}
+	if g.opts.Agents != nil {
+		return agentTokens(guard(mux, o), g.opts.Agents, o.Token)
+	}
 	return guard(mux, o)
+}
+
+// newMCPHandler is the face's Streamable HTTP endpoint with o's limits.
+func (g *Gateway) newMCPHandler(o HTTPOptions) http.Handler {
+	opts := &mcp.StreamableHTTPOptions{
+		Logger:                g.quietLogger,
+		SessionTimeout:        o.SessionIdleTimeout,
+		CrossOriginProtection: http.NewCrossOriginProtection(),
+		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
+	return g.byRevision(capSessions(g.server, o.MaxSessions, h), opts)
 }
 
 // Status is the admin endpoint's answer.
@@ -79,7 +101,13 @@ type Status struct {
 func StatusOf(h *hub.Hub) Status {
 	cat := h.Catalog()
 	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}, Exposed: map[string]int{}}
-	for _, t := range cat.Tools {
+	st.count(cat.Tools)
+	return st
+}
+
+// count records tools as listed or search-only, and each server's share.
+func (st *Status) count(tools []*hub.Tool) {
+	for _, t := range tools {
 		st.Exposed[t.Server]++
 		if t.Listed {
 			st.Listed = append(st.Listed, t.Name)
@@ -87,7 +115,6 @@ func StatusOf(h *hub.Hub) Status {
 			st.Hidden = append(st.Hidden, t.Name)
 		}
 	}
-	return st
 }
 
 func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {

@@ -91,7 +91,7 @@ func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest, in *mana
 	case "list":
 		return jsonResult(struct {
 			Servers []hub.ServerStatus `json:"servers"`
-		}{redactStatuses(g.hub.List())})
+		}{redactStatuses(g.statusesInView())})
 	case "add", "remove":
 	default:
 		return errorResult(fmt.Errorf("%s: action %q is unknown; use list, add or remove", ManageToolName, in.Action)), nil
@@ -117,6 +117,9 @@ func (g *Gateway) manage(ctx context.Context, req *mcp.CallToolRequest, in *mana
 }
 
 func (g *Gateway) manageConfig() (*config.Config, error) {
+	if g.opts.Manage.Manager == nil && g.View().IsAgent() {
+		return nil, fmt.Errorf("%s: agent %s cannot change servers from here; edit its config (`weft agents show %s` names the file)", ManageToolName, g.View().Name(), g.View().Name())
+	}
 	if g.opts.Manage.Manager == nil {
 		return nil, fmt.Errorf("%s: this weft has no config file to record changes in; add servers with `weft mcp add`", ManageToolName)
 	}

@@ -22,20 +22,24 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 		if !ok || call.Params == nil {
 			return next(ctx, method, req)
 		}
-		if _, listed := g.hub.Catalog().Tool(call.Params.Name); listed {
+		hubName, err := g.ResolveTool(call.Params.Name)
+		if err != nil {
+			return toolError(err)
+		}
+		if _, listed := g.hub.Catalog().Tool(hubName); listed {
 			return next(ctx, method, req)
 		}
 		// A server still on its first connection is waited for; the face
 		// may not have registered the tool yet, so the call goes straight
 		// to the hub.
-		_, err := g.hub.AwaitTool(ctx, call.Params.Name)
+		_, err = g.hub.AwaitTool(ctx, hubName)
 		if err == nil {
 			return g.forwardTool(ctx, call)
 		}
 		if errors.Is(err, hub.ErrConnecting) {
 			return toolError(err)
 		}
-		if why := g.hub.Unavailable(call.Params.Name); why != nil {
+		if why := g.hub.Unavailable(hubName); why != nil {
 			// The login is asked of the client in its own revision.
 			return g.relayedTool(func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				again, err := g.loginThroughClient(ctx, call.Session, call.Params.Name, why)
@@ -47,7 +51,7 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 					return toolError(err)
 				}
 				peer, _ := askerFrom(ctx) // the face may not list the tool yet
-				res, err := g.hub.CallTool(ctx, peer, call.Params.Name, call.Params.Arguments, meta)
+				res, err := g.callThrough(ctx, peer, call.Params.Name, call.Params.Arguments, meta)
 				if err != nil {
 					return toolError(err)
 				}

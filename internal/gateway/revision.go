@@ -18,7 +18,7 @@ func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, met
 	return g.relayedTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		peer, _ := askerFrom(ctx)
 		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
-		res, err := g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
+		res, err := g.callThrough(ctx, peer, p.Name, p.Arguments, meta)
 		if err != nil {
 			// A server that needs a login: the client is asked to open the
 			// page, in its own revision, and the call is made again.
@@ -26,7 +26,7 @@ func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, met
 			if !again {
 				return nil, lerr
 			}
-			return g.hub.CallTool(ctx, peer, p.Name, p.Arguments, meta)
+			return g.callThrough(ctx, peer, p.Name, p.Arguments, meta)
 		}
 		return res, nil
 	})(ctx, req)
@@ -96,7 +96,7 @@ func (g *Gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 	return inRevision(ctx, g, g.peerFor(req.Session, req), p.RequestState, p.InputResponses,
 		func(ctx context.Context, peer sessionPeer) (*mcp.GetPromptResult, error) {
 			ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
-			return g.hub.GetPrompt(ctx, peer, p.Name, p.Arguments, p.Meta)
+			return g.promptThrough(ctx, peer, p)
 		},
 		func(ask *inputRequest) *mcp.GetPromptResult {
 			return &mcp.GetPromptResult{InputRequests: ask.requests(), RequestState: ask.state}
@@ -108,7 +108,7 @@ func (g *Gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	return inRevision(ctx, g, g.peerFor(req.Session, req), p.RequestState, p.InputResponses,
 		func(ctx context.Context, peer sessionPeer) (*mcp.ReadResourceResult, error) {
 			ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
-			return g.hub.ReadResource(ctx, peer, p.URI, p.Meta)
+			return g.readThrough(ctx, peer, p)
 		},
 		func(ask *inputRequest) *mcp.ReadResourceResult {
 			return &mcp.ReadResourceResult{InputRequests: ask.requests(), RequestState: ask.state}

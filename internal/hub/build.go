@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/naming"
 	"github.com/weft-dev/weft/internal/upstream"
 	"github.com/yosida95/uritemplate/v3"
@@ -64,6 +65,13 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 			c.prompts[name] = prompt
 		}
 		for _, r := range s.inv.Resources {
+			if _, _, inst := config.SplitInstance(s.name); inst {
+				// A separate instance of a configured server lists the
+				// same URIs for its agent: kept beside the server's own,
+				// never routed to by URI alone (see ReadResourceFrom).
+				c.Resources = append(c.Resources, &Resource{Server: s.name, Def: r})
+				continue
+			}
 			if prev, dup := c.resources[r.URI]; dup {
 				c.Clashes = append(c.Clashes, fmt.Sprintf("resource %s of %s skipped: served by %s", r.URI, s.name, prev.Server))
 				continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
 	"github.com/yosida95/uritemplate/v3"
 )
 
@@ -77,11 +78,16 @@ func (c *Catalog) ResourceServer(uri string) (string, bool) {
 		return r.Server, true
 	}
 	for _, t := range c.Templates {
-		if t.matcher != nil && t.matcher.Regexp().MatchString(uri) {
-			return t.Server, true
+		if _, _, inst := config.SplitInstance(t.Server); !inst && t.Matches(uri) {
+			return t.Server, true // an instance's are read through ReadResourceFrom
 		}
 	}
 	return "", false
+}
+
+// Matches reports whether uri is an instance of the template.
+func (t *Template) Matches(uri string) bool {
+	return t.matcher != nil && t.matcher.Regexp().MatchString(uri)
 }
 
 // ListedTools returns the tools within the cap, in catalog order.
@@ -98,14 +104,17 @@ func (c *Catalog) ListedTools() []*Tool {
 // Search returns up to limit tools whose name or description matches every
 // word of query (case-insensitive), best matches (name hits) first. An empty
 // query matches every tool.
-func (c *Catalog) Search(query string, limit int) []*Tool {
+func (c *Catalog) Search(query string, limit int) []*Tool { return SearchTools(c.Tools, query, limit) }
+
+// SearchTools is Search over any list of tools (an agent's view).
+func SearchTools(tools []*Tool, query string, limit int) []*Tool {
 	words := strings.Fields(strings.ToLower(query))
 	type hit struct {
 		t     *Tool
 		score int
 	}
 	var hits []hit
-	for _, t := range c.Tools {
+	for _, t := range tools {
 		name := strings.ToLower(t.Name)
 		desc := strings.ToLower(t.Def.Description)
 		score, ok := 0, true
@@ -134,8 +143,12 @@ func (c *Catalog) Search(query string, limit int) []*Tool {
 	return out
 }
 
-// toolAllowed applies a server's allowed/denied glob patterns: a
+// ToolAllowed applies allowed/denied glob patterns to a tool name: a
 // denied match always hides; a non-empty allow list hides everything else.
+func ToolAllowed(name string, allowed, denied []string) bool {
+	return toolAllowed(name, allowed, denied)
+}
+
 func toolAllowed(name string, allowed, denied []string) bool {
 	for _, p := range denied {
 		if ok, _ := path.Match(p, name); ok {

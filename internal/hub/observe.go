@@ -31,7 +31,7 @@ const (
 type Caller struct {
 	Face    string `json:"face,omitempty"` // "http", "stdio", "agent", "plan", …
 	Session string `json:"session,omitempty"`
-	Agent   string `json:"agent,omitempty"`  // a weft agent or plan acting for the user
+	Agent   string `json:"agent,omitempty"`  // the configured agent the client is connected as, or a plan acting for the user
 	Client  string `json:"client,omitempty"` // the MCP client's own name (clientInfo)
 	User    string `json:"user,omitempty"`   // the signed-in user of the face ([gateway.auth])
 }

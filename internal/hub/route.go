@@ -54,16 +54,8 @@ func (h *Hub) GetPrompt(ctx context.Context, peer upstream.Peer, name string, ar
 // ReadResource routes a read to the server that listed uri (or whose
 // template matches it).
 func (h *Hub) ReadResource(ctx context.Context, peer upstream.Peer, uri string, meta mcp.Meta) (*mcp.ReadResourceResult, error) {
-	server, ok := h.Catalog().ResourceServer(uri)
-	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownURI, uri)
-	}
-	var res *mcp.ReadResourceResult
-	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {
-		res, err = conn.ReadResource(ctx, peer, uri, meta)
-		return err
-	})
-	return res, err
+	server, _ := h.Catalog().ResourceServer(uri)
+	return h.ReadResourceFrom(ctx, peer, server, uri, meta) // instance.go
 }
 
 // Complete routes a completion request by its reference: a prompt's exposed

@@ -38,8 +38,19 @@ type Options struct {
 	// MaxToolLabels bounds the tool label's values (0: the default; -1: no
 	// tool label at all), so that 10 000 tools cannot explode the series.
 	MaxToolLabels int
-	// Sessions, when set, counts the connected client sessions by face.
-	Sessions func() map[string]int
+	// Sessions, when set, counts the connected client sessions by face
+	// and agent.
+	Sessions func() map[SessionKey]int
+}
+
+// DefaultAgent is the agent label of sessions and cost of no named agent.
+const DefaultAgent = "default"
+
+// SessionKey is what client sessions are counted by: the face ("http",
+// "stdio") and the agent they are connected as (a configured agent's
+// name, or DefaultAgent), so the label values stay bounded.
+type SessionKey struct {
+	Face, Agent string
 }
 
 // Metrics holds weft's collectors; it implements hub.Observer.

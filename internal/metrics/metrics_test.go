@@ -30,7 +30,9 @@ func newMetrics(t *testing.T, maxTools int) *metrics.Metrics {
 	h := hub.New(hub.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { h.Close(context.Background()) })
 	return metrics.New(metrics.Options{Hub: h, MaxToolLabels: maxTools,
-		Sessions: func() map[string]int { return map[string]int{"http": 2} }})
+		Sessions: func() map[metrics.SessionKey]int {
+			return map[metrics.SessionKey]int{{Face: "http"}: 2, {Face: "http", Agent: "coder"}: 1, {Face: "stdio", Agent: "coder"}: 1}
+		}})
 }
 
 func call(server, tool string, outcome hub.Outcome, total, upstream time.Duration) *hub.Call {
@@ -69,7 +71,9 @@ func TestOutputPassesPromtoolAndCountsCalls(t *testing.T) {
 		`weft_plan_steps_total{outcome="done"} 1`,
 		`weft_plan_runs_total{outcome="ok"} 1`,
 		`weft_agent_cost_usd_total{agent="researcher"} 0.25`,
-		`weft_client_sessions{face="http"} 2`,
+		`weft_client_sessions{agent="default",face="http"} 2`,
+		`weft_client_sessions{agent="coder",face="http"} 1`,
+		`weft_client_sessions{agent="coder",face="stdio"} 1`,
 		`weft_catalog_tools{listed="true"} 0`,
 		`go_goroutines`,
 	} {

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"cmp"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/weft-dev/weft/internal/hub"
 )
@@ -21,7 +23,7 @@ var (
 		"Tools in the catalog; listed ones are in tools/list, the rest reachable by search.", []string{"listed"}, nil)
 	promptsDesc   = prometheus.NewDesc("weft_catalog_prompts", "Prompts in the catalog.", nil, nil)
 	resourcesDesc = prometheus.NewDesc("weft_catalog_resources", "Resources and resource templates in the catalog.", nil, nil)
-	sessionsDesc  = prometheus.NewDesc("weft_client_sessions", "Client sessions connected, by face.", []string{"face"}, nil)
+	sessionsDesc  = prometheus.NewDesc("weft_client_sessions", "Client sessions connected, by face and agent.", []string{"face", "agent"}, nil)
 )
 
 var (
@@ -33,7 +35,7 @@ var (
 // never stale and cost nothing between scrapes.
 type stateCollector struct {
 	hub      Source
-	sessions func() map[string]int
+	sessions func() map[SessionKey]int
 }
 
 // Describe implements prometheus.Collector.
@@ -50,8 +52,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		c.collectCatalog(ch)
 	}
 	if c.sessions != nil {
-		for face, n := range c.sessions() {
-			ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(n), face)
+		for k, n := range c.sessions() {
+			ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(n), k.Face, cmp.Or(k.Agent, DefaultAgent))
 		}
 	}
 }

@@ -15,8 +15,11 @@ var ErrNoUser = errors.New("no user given")
 
 // UserKey is the token store's key of one user's record for a server. A
 // server name never holds '@' (config.ValidName), so no user can reach
-// another server's records, nor the shared record under the bare name.
-func UserKey(server, user string) string { return server + "@" + user }
+// another server's records, nor the shared record under the bare name; and
+// an agent's own instance is named SERVER@AGENT (config.InstanceName) with
+// an agent name that never holds ':', so no user can reach an agent's
+// record either.
+func UserKey(server, user string) string { return server + "@user:" + user }
 
 // AsUser returns a manager whose logins of per-user servers (oauth.per_user)
 // are the user's own: stored under UserKey, reported as that user's. Other

@@ -58,7 +58,9 @@ func (s *Secrets) Redact(text string) string {
 // through getenv as they are at connect time.
 func SecretValues(cfg *config.Config, getenv func(string) string) []string {
 	var out []string
-	for _, s := range cfg.Servers {
+	// HubServers adds the agents' own instances, whose env and headers
+	// may carry secrets the global entries do not.
+	for _, s := range cfg.HubServers() {
 		for _, v := range s.ExpandedEnv(getenv) {
 			out = append(out, v)
 		}
@@ -76,6 +78,9 @@ func SecretValues(cfg *config.Config, getenv func(string) string) []string {
 	}
 	if name := cfg.Security.HTTPTokenEnv; name != "" {
 		out = append(out, getenv(name))
+	}
+	for _, a := range cfg.Agents {
+		out = append(out, a.AgentTokenValue(getenv))
 	}
 	return out
 }

@@ -57,6 +57,8 @@ type Live struct {
 
 	version atomic.Uint64 // bumped on every change the servers page shows
 
+	spent costs // by agent, for the agents page (agents.go)
+
 	done      chan struct{} // closed by Close: event streams end
 	closeOnce sync.Once
 }

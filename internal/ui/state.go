@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -32,6 +33,7 @@ type State struct {
 	Recent   []CallView   `json:"recent_calls"`
 	Plans    []Plan       `json:"plans"`
 	Sessions []hub.Caller `json:"sessions"`
+	Agents   []AgentView  `json:"agents"`
 	Errors   []string     `json:"errors,omitempty"`
 }
 
@@ -51,10 +53,17 @@ func (o Options) snapshot() State {
 		}
 		st.Plans = append(st.Plans, plans...)
 	}
-	if o.Sessions != nil {
-		st.Sessions = append(st.Sessions, o.Sessions()...)
-	}
+	st.Sessions = o.sessions()
+	st.Agents = o.agents()
 	return st
+}
+
+func (o Options) sessions() []hub.Caller {
+	out := []hub.Caller{}
+	if o.Sessions != nil {
+		out = append(out, o.Sessions()...)
+	}
+	return out
 }
 
 func (o Options) servers() []ServerView {
@@ -77,7 +86,9 @@ const serversEvery = 500 * time.Millisecond
 
 // events streams server-sent events until the page goes away: "call" and
 // "plan" as they happen, "servers" (the whole table) whenever it changed,
-// at most every serversEvery, and at once when a server's status changes.
+// at most every serversEvery, and at once when a server's status changes;
+// "agents" and "sessions" (their whole tables) when they changed, checked
+// every serversEvery.
 func (o Options) events(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
@@ -91,6 +102,7 @@ func (o Options) events(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(serversEvery)
 	defer tick.Stop()
 	sent := ^uint64(0)
+	agents, sessions := changes{name: "agents"}, changes{name: "sessions"}
 	pushServers := func() bool {
 		sent = o.Live.version.Load()
 		data, _ := json.Marshal(o.servers())
@@ -116,6 +128,9 @@ func (o Options) events(w http.ResponseWriter, r *http.Request) {
 			if o.Live.version.Load() != sent && !pushServers() {
 				return
 			}
+			if !agents.push(w, flusher, o.agents()) || !sessions.push(w, flusher, o.sessions()) {
+				return
+			}
 		}
 	}
 }
@@ -126,4 +141,22 @@ func write(w http.ResponseWriter, f http.Flusher, ev event) bool {
 	}
 	f.Flush()
 	return true
+}
+
+// changes pushes a table as an event when it differs from the last one
+// pushed.
+type changes struct {
+	name string
+	last []byte
+}
+
+// push sends v unless it is what was sent last; false when the page went
+// away.
+func (c *changes) push(w http.ResponseWriter, f http.Flusher, v any) bool {
+	data, err := json.Marshal(v)
+	if err != nil || bytes.Equal(data, c.last) {
+		return true
+	}
+	c.last = data
+	return write(w, f, event{c.name, data})
 }

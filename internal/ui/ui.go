@@ -1,5 +1,5 @@
 // Package ui is weft's dashboard: a few pages embedded in the binary
-// (servers, tools, live calls, plans, sessions), fed by a JSON snapshot and
+// (servers, tools, live calls, plans, agents, sessions), fed by a JSON snapshot and
 // kept current by server-sent events. Actions (reconnect, disable, enable,
 // remove, approve) go through an Actions implementation that uses the same
 // change path as the CLI.
@@ -75,6 +75,8 @@ type Options struct {
 	Plans func() ([]Plan, error)
 	// Sessions lists the connected client sessions (nil: none).
 	Sessions func() []hub.Caller
+	// Agents lists the agents and the tools each sees (nil: none).
+	Agents Agents
 	// Token, when set, is required: as a cookie set by the login form or
 	// by /ui/?token=…, or as a bearer token.
 	Token string
@@ -92,6 +94,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET "+Path+"{$}", o.index(files))
 	mux.Handle("GET "+Path+"api/state", o.authed(http.HandlerFunc(o.state)))
 	mux.Handle("GET "+Path+"events", o.authed(http.HandlerFunc(o.events)))
+	mux.Handle("GET "+Path+"api/agents/{name}/tools", o.authed(http.HandlerFunc(o.agentTools)))
 	mux.Handle("POST "+Path+"api/servers/{name}/{action}", o.authed(http.HandlerFunc(o.serverAction)))
 	mux.Handle("POST "+Path+"api/approve/{server}/{tool}", o.authed(http.HandlerFunc(o.approve)))
 	return securityHeaders(mux)

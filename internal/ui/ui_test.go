@@ -77,25 +77,8 @@ func TestActionsWithoutImplementationAreRefused(t *testing.T) {
 
 func TestEventsStreamCallsAndEndOnClose(t *testing.T) {
 	h, live := newHandler(t, "")
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/ui/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := bufio.NewReader(resp.Body)
-	next := func() string { // the event name of the next message
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				t.Fatalf("stream ended: %v", err)
-			}
-			if name, ok := strings.CutPrefix(line, "event: "); ok {
-				return strings.TrimSpace(name)
-			}
-		}
-	}
+	r := openEvents(t, h)
+	next := func() string { name, _ := nextEvent(t, r); return name }
 	if got := next(); got != "servers" {
 		t.Fatalf("first event %q, want the servers table", got)
 	}
@@ -128,3 +111,31 @@ func TestStatsQuantilesAndRedaction(t *testing.T) {
 type errContains string
 
 func (e errContains) Error() string { return string(e) }
+
+// nextEvent reads the next server-sent event's name and data.
+func nextEvent(t *testing.T, r *bufio.Reader) (name, data string) {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended: %v", err)
+		}
+		if n, ok := strings.CutPrefix(line, "event: "); ok {
+			d, _ := r.ReadString('\n')
+			return strings.TrimSpace(n), strings.TrimSpace(strings.TrimPrefix(d, "data: "))
+		}
+	}
+}
+
+// openEvents opens the dashboard's event stream, closed when the test ends.
+func openEvents(t *testing.T, h http.Handler) *bufio.Reader {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL + "/ui/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return bufio.NewReader(resp.Body)
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/oauth"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -171,7 +172,7 @@ func TestPerUserCredentials(t *testing.T) {
 	for _, user := range []string{"alice", "bob"} {
 		cs := connectTokenAs(t, s.url, face.token(t, faceURL, user), revision[user])
 		text, ok := userCall(t, cs, "github__token", nil)
-		want := "token " + jtiOf(t, e.storedLogin("github@"+user).AccessToken)
+		want := "token " + jtiOf(t, e.storedLogin(oauth.UserKey("github", user)).AccessToken)
 		if !ok || text != want {
 			t.Errorf("%s's remote call: %q (ok %v), want %q", user, text, ok, want)
 		}
@@ -224,7 +225,7 @@ func TestPerUserCredentials(t *testing.T) {
 	if err := <-browsed; err != nil {
 		t.Fatal(err)
 	}
-	if l := e.storedLogin("github@dave"); l == nil || !ok || text != "token "+jtiOf(t, l.AccessToken) {
+	if l := e.storedLogin(oauth.UserKey("github", "dave")); l == nil || !ok || text != "token "+jtiOf(t, l.AccessToken) {
 		t.Errorf("dave's call after his login through the client: %q (ok %v)", text, ok)
 	}
 
@@ -241,7 +242,7 @@ func TestPerUserCredentials(t *testing.T) {
 	s.stop(t)
 	toml, _ := os.ReadFile(e.config)
 	for _, user := range []string{"alice", "bob"} {
-		tok := e.storedLogin("github@" + user).AccessToken
+		tok := e.storedLogin(oauth.UserKey("github", user)).AccessToken
 		for where, text := range map[string]string{"weft.toml": string(toml), "the log": s.stderr.String(), "mcp list": list} {
 			if strings.Contains(text, secrets[user]) || strings.Contains(text, tok) {
 				t.Errorf("%s's secret or token shows in %s", user, where)

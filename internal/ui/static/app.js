@@ -2,7 +2,8 @@
 // weft dashboard: one snapshot from api/state, then server-sent events
 // keep it current. No framework, no build step, nothing from the network.
 
-let state = { servers: [], tools: [], withheld: [], active_calls: [], recent_calls: [], plans: [], sessions: [] };
+let state = { servers: [], tools: [], withheld: [], active_calls: [], recent_calls: [], plans: [], sessions: [], agents: [] };
+let agentTools = null; // the tools of the agent the tools page is filtered by, or null for every tool
 let currentPlan = null;
 const stepStates = {}; // plan id → step index → state
 
@@ -67,7 +68,7 @@ function renderServers() {
 // ---- tools ----
 function renderTools() {
   const q = $("#tool-search").value.toLowerCase();
-  const rows = state.tools.filter((t) => !q || (t.name + " " + t.server + " " + (t.description || "")).toLowerCase().includes(q));
+  const rows = (agentTools || state.tools).filter((t) => !q || (t.name + " " + t.server + " " + (t.description || "")).toLowerCase().includes(q));
   fill($("#tools tbody"), rows.map((t) => el("tr", {},
     el("td", {}, t.name), el("td", {}, t.server), el("td", {}, t.listed ? "yes" : "search only"), el("td", {}, t.description || ""))));
   $("#withheld-box").style.display = state.withheld.length ? "" : "none";
@@ -77,6 +78,32 @@ function renderTools() {
       await act("api/approve/" + encodeURIComponent(w.server) + "/" + encodeURIComponent(w.tool), "approve " + w.server + "/" + w.tool);
       refresh();
     } }, "Approve")))));
+}
+
+// ---- agents ----
+function renderAgents() {
+  fill($("#agents tbody"), state.agents.map((a) => el("tr", { "data-agent": a.name },
+    el("td", {}, a.name === "default" ? a.name : el("a", { href: "#tools", onclick: () => filterTools(a.name) }, a.name)),
+    el("td", { class: "servers" }, (a.servers || []).join(", ")),
+    el("td", { class: "num tools" }, a.tools_exposed + " / " + a.tools_total),
+    el("td", { class: "num sessions" }, String(a.sessions)),
+    el("td", { class: "num cost" }, (a.cost_usd || 0).toFixed(4)))));
+  const pick = $("#tool-agent");
+  const chosen = pick.value;
+  const names = state.agents.map((a) => a.name).filter((n) => n !== "default");
+  pick.replaceChildren(el("option", { value: "" }, "Every tool"), ...names.map((n) => el("option", { value: n }, "Agent " + n)));
+  pick.value = names.includes(chosen) ? chosen : "";
+}
+
+// filterTools shows the tools the agent sees, under its names ("" : every tool).
+async function filterTools(name) {
+  $("#tool-agent").value = name;
+  agentTools = null;
+  if (name) {
+    const res = await fetch("api/agents/" + encodeURIComponent(name) + "/tools");
+    agentTools = res.ok ? await res.json() : [];
+  }
+  renderTools();
 }
 
 // ---- calls ----
@@ -179,8 +206,8 @@ function onPlan(ev) {
 
 // ---- sessions ----
 function renderSessions() {
-  fill($("#sessions tbody"), state.sessions.map((s) => el("tr", {},
-    el("td", {}, s.face || ""), el("td", {}, s.session || "(stdio)"), el("td", {}, s.client || ""))));
+  fill($("#sessions tbody"), state.sessions.map((s) => el("tr", { "data-agent": s.agent || "default" },
+    el("td", {}, s.agent || "default"), el("td", {}, s.face || ""), el("td", {}, s.session || "(stdio)"), el("td", {}, s.client || ""))));
 }
 
 function renderAll() {
@@ -188,6 +215,7 @@ function renderAll() {
   renderTools();
   renderCalls();
   renderPlans();
+  renderAgents();
   renderSessions();
 }
 
@@ -197,6 +225,7 @@ async function refresh() {
   const next = await res.json();
   for (const k of Object.keys(state)) state[k] = next[k] || [];
   renderAll();
+  if ($("#tool-agent").value) filterTools($("#tool-agent").value);
 }
 
 function showPage() {
@@ -216,9 +245,12 @@ function connect() {
   });
   es.addEventListener("call", (e) => onCall(JSON.parse(e.data)));
   es.addEventListener("plan", (e) => onPlan(JSON.parse(e.data)));
+  es.addEventListener("agents", (e) => { state.agents = JSON.parse(e.data); renderAgents(); });
+  es.addEventListener("sessions", (e) => { state.sessions = JSON.parse(e.data); renderSessions(); });
 }
 
 window.addEventListener("hashchange", showPage);
 $("#tool-search").addEventListener("input", renderTools);
+$("#tool-agent").addEventListener("change", () => filterTools($("#tool-agent").value));
 showPage();
 connect();

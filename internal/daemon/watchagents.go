@@ -1,0 +1,46 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/weft-dev/weft/internal/config"
+)
+
+// The watcher follows the agents directory too: one directory per agent,
+// each with its own weft.toml. fsnotify does not recurse, so the directory
+// and each agent's directory are watched, and directories that appear are
+// added as they come.
+
+// watchAgents watches dir and each of its subdirectories, as far as they
+// exist.
+func watchAgents(w *fsnotify.Watcher, dir string) {
+	if w.Add(dir) != nil {
+		return // not there yet: its creation is an event of its parent
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			_ = w.Add(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// agentEvent reports whether ev changes an agent's config: the agents
+// directory or an agent's directory appearing or going (now watched too),
+// or an agent's weft.toml written.
+func agentEvent(w *fsnotify.Watcher, dir string, ev fsnotify.Event) bool {
+	name := filepath.Clean(ev.Name)
+	parent := filepath.Dir(name)
+	switch {
+	case name == filepath.Clean(dir), parent == filepath.Clean(dir):
+		if ev.Has(fsnotify.Create) {
+			watchAgents(w, dir)
+		}
+		return true
+	case filepath.Dir(parent) == filepath.Clean(dir):
+		return filepath.Base(name) == config.AgentFileName
+	}
+	return false
+}

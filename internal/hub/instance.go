@@ -1,0 +1,24 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/upstream"
+)
+
+// ReadResourceFrom reads uri from the named server: a view that knows
+// which server serves it (an agent's separate instance lists the same URIs
+// as the configured server) routes the read itself.
+func (h *Hub) ReadResourceFrom(ctx context.Context, peer upstream.Peer, server, uri string, meta mcp.Meta) (*mcp.ReadResourceResult, error) {
+	if server == "" {
+		return nil, fmt.Errorf("%w %q", ErrUnknownURI, uri)
+	}
+	var res *mcp.ReadResourceResult
+	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		res, err = conn.ReadResource(ctx, peer, uri, meta)
+		return err
+	})
+	return res, err
+}
