@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -27,9 +29,15 @@ import (
 //   - one echo call costs more over the stateful Streamable HTTP server
 //     (session lookup, an SSE response stream) than over the stdio
 //     transport or the stateless JSON-response server: compare
-//     BenchmarkSDKCall/* in ns/op, B/op and allocs/op.
+//     BenchmarkSDKCall/* in ns/op, B/op and allocs/op;
+//   - the server reads each request's _meta again, apart from its params
+//     (extractRequestMeta: once in validateRequestMeta, once more in the
+//     Streamable HTTP handler), each time through that same decoder:
+//     BenchmarkSDKRequestMeta shows one such read against segmentio's own
+//     Parse with the same flag, which needs no read buffer at all (the
+//     fix: internal/json.Unmarshal calling Parse instead of a Decoder).
 //
-//	go test -run '^$' -bench 'SDKDecode|SDKCall' -benchmem ./bench
+//	go test -run '^$' -bench 'SDKDecode|SDKCall|SDKRequestMeta' -benchmem ./bench
 
 // callRequest is a tools/call as the go-sdk client sends it.
 var callRequest = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"},"_meta":{"progressToken":"p7"}}}`)
@@ -71,6 +79,45 @@ func BenchmarkSDKDecode(b *testing.B) {
 			for b.Loop() {
 				if err := c.decode(); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// requestMeta is what extractRequestMeta decodes the params into.
+type requestMeta struct {
+	Meta mcp.Meta `json:"_meta"`
+}
+
+func BenchmarkSDKRequestMeta(b *testing.B) {
+	var req wireMessage
+	if err := json.Unmarshal(callRequest, &req); err != nil {
+		b.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		decode func(v *requestMeta) error
+	}{
+		// What go-sdk's internal/json.Unmarshal does for every value.
+		{"go-sdk-decoder", func(v *requestMeta) error {
+			dec := segjson.NewDecoder(bytes.NewReader(req.Params))
+			dec.DontMatchCaseInsensitiveStructFields()
+			return dec.Decode(v)
+		}},
+		// The same decode, same flag, without a Decoder's read buffer.
+		{"segmentio-parse", func(v *requestMeta) error {
+			_, err := segjson.Parse(req.Params, v, segjson.DontMatchCaseInsensitiveStructFields)
+			return err
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var v requestMeta
+				if err := c.decode(&v); err != nil || v.Meta["progressToken"] != "p7" {
+					b.Fatalf("decoded %v, %v", v.Meta, err)
 				}
 			}
 		})

@@ -95,9 +95,10 @@ func (c *Conn) relayLog(ctx context.Context, p *mcp.LoggingMessageParams) {
 // logCalls picks the calls an upstream's log message is relayed to. Nothing
 // in a log message ties it to a request, so: the call ctx is linked to, when
 // the SDK links it; else every call in flight, one per client; else, when
-// none is, those answered within progressGrace (a message sent just before a
-// result may be handled after it). A call without a client (plans, the
-// agent) takes its messages with it. None means the message is unsolicited.
+// none is, the newest ones answered within progressGrace (a message sent
+// just before a result may be handled after it). A call without a client
+// (plans, the agent) takes its messages with it. None means the message is
+// unsolicited.
 func (r *router) logCalls(ctx context.Context) []*call {
 	if box, ok := ctx.Value(peerKey{}).(peerBox); ok {
 		if box.peer == nil {

@@ -50,6 +50,16 @@ func withPeer(ctx context.Context, p Peer) context.Context {
 // progressGrace is how long a finished call's progress token stays mapped.
 const progressGrace = 2 * time.Second
 
+// maxRetired bounds the answered calls kept for progressGrace. The progress
+// and log messages an upstream sends before its result are relayed before
+// the call is retired (noteOrder.settle), so a retired call only catches
+// what trails the result, or comes on another stream: every test of
+// forwarding, ordering and conformance passes with no retired call at all.
+// Kept by time alone, a busy connection held every call of the last two
+// seconds (thousands, each with its request's context: tens of MB); the
+// newest few keep a trailing message's client without that.
+const maxRetired = 32
+
 // call is one request in flight to the upstream on behalf of a peer.
 type call struct {
 	peer          Peer
@@ -104,6 +114,7 @@ func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64
 			// Notifications sent just before the result may be handled
 			// after it: keep the token mapping a little longer.
 			r.retired = append(r.retired, retired{id, time.Now()})
+			r.expire()
 		}
 		for i, v := range r.recent {
 			if v == id {
@@ -114,11 +125,11 @@ func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64
 	}
 }
 
-// expire forgets the calls answered more than progressGrace ago; r.mu is
-// held.
+// expire forgets the calls answered more than progressGrace ago, and the
+// oldest beyond maxRetired; r.mu is held.
 func (r *router) expire() {
 	cutoff := time.Now().Add(-progressGrace)
-	for r.head < len(r.retired) && r.retired[r.head].at.Before(cutoff) {
+	for r.head < len(r.retired) && (r.retired[r.head].at.Before(cutoff) || len(r.retired)-r.head > maxRetired) {
 		delete(r.calls, r.retired[r.head].id)
 		r.head++
 	}

@@ -49,6 +49,32 @@ func TestRouterRetiredQueueStaysBounded(t *testing.T) {
 	})
 }
 
+// TestRouterKeepsAtMostMaxRetiredCalls checks that a burst of answered
+// calls within the grace period keeps only the newest maxRetired mapped.
+func TestRouterKeepsAtMostMaxRetiredCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRouter()
+		ids := make([]int64, 0, 1000)
+		for range 1000 {
+			id, done := r.begin(context.Background(), nil, "tok")
+			done()
+			ids = append(ids, id)
+		}
+		if n := len(r.calls); n != maxRetired {
+			t.Fatalf("%d answered calls held, want %d", n, maxRetired)
+		}
+		if _, ok := r.byToken(ids[len(ids)-1]); !ok {
+			t.Fatal("newest answered call forgotten within the grace period")
+		}
+		if _, ok := r.byToken(ids[len(ids)-1-maxRetired]); ok {
+			t.Fatal("answered call beyond maxRetired still mapped")
+		}
+		if n := len(r.retired) - r.head; n != maxRetired {
+			t.Fatalf("retired queue of %d live entries, want %d", n, maxRetired)
+		}
+	})
+}
+
 type ephemeralPeer struct{ Peer }
 
 func (ephemeralPeer) Ephemeral() bool { return true }
