@@ -23,6 +23,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/oauth"
 	"github.com/weft-dev/weft/internal/testutil"
 )
@@ -133,6 +134,9 @@ func TestPerUserCredentials(t *testing.T) {
 		block = strings.ReplaceAll(block, old, repl)
 	}
 	block += "\n[audit]\nfile = \"audit.jsonl\"\nlog_arguments = true\n"
+	// The static token is how `weft mcp list` reaches a face that wants JWTs.
+	block = strings.Replace(block, "[gateway.auth]", "[security]\nhttp_token_env = \"WEFT_E2E_ADMIN\"\n\n[gateway.auth]", 1)
+	t.Setenv("WEFT_E2E_ADMIN", "admin-"+rand.Text())
 	if err := os.WriteFile(e.config, []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -193,6 +197,10 @@ func TestPerUserCredentials(t *testing.T) {
 	if n := envServers(pid); n != 3 {
 		t.Errorf("%d envserver processes, want 3 (weft's listing instance and one per user)", n)
 	}
+	metricsURL := strings.TrimSuffix(s.url, "/mcp") + "/metrics"
+	both := []string{"alice", "bob"}
+	checkPerUserStatus(t, e, metricsURL, face.token(t, faceURL, "alice"), map[string]hub.PerUserStatus{
+		"github": {Instances: both, Logins: both}, "team": {Instances: both, Secrets: both}})
 
 	carol := connectToken(t, s.url, face.token(t, faceURL, "carol"))
 	text, ok := userCall(t, carol, "github__token", nil)
@@ -238,7 +246,13 @@ func TestPerUserCredentials(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // polling the reaper's clock
 	}
 
+	checkPerUserStatus(t, e, metricsURL, face.token(t, faceURL, "alice"), map[string]hub.PerUserStatus{
+		"github": {Instances: []string{"alice", "bob", "dave"}, Logins: []string{"alice", "bob", "dave"}},
+		"team":   {Instances: []string{}, Secrets: both}})
 	list, _, _ := e.run("mcp", "list")
+	if want := "per user: team: instances: none; secrets stored: alice, bob"; !strings.Contains(list, want) {
+		t.Errorf("mcp list lacks %q:\n%s", want, list)
+	}
 	s.stop(t)
 	toml, _ := os.ReadFile(e.config)
 	for _, user := range []string{"alice", "bob"} {
