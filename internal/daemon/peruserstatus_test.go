@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weft-dev/weft/internal/config"
 	"go.uber.org/goleak"
 )
 
@@ -32,4 +33,19 @@ func TestUserPoolNamesLiveUsers(t *testing.T) {
 		t.Errorf("live users after the idle timeout: %v", got)
 	}
 	tp.Close()
+}
+
+// TestLoginUser: concurrent logins through clients are shared per server,
+// whoever calls, except on a per-user server, where each user logs in.
+func TestLoginUser(t *testing.T) {
+	shared := &config.Server{Name: "gh", Target: "https://mcp.example.com/mcp"}
+	perUser := &config.Server{Name: "gh", Target: "https://mcp.example.com/mcp", OAuth: &config.OAuth{PerUser: true}}
+	for _, row := range []struct {
+		s          *config.Server
+		user, want string
+	}{{shared, "alice", ""}, {shared, "", ""}, {perUser, "alice", "alice"}, {perUser, "", ""}} {
+		if got := loginUser(row.s, row.user); got != row.want {
+			t.Errorf("loginUser(per user %v, %q) = %q, want %q", row.s.IsPerUser(), row.user, got, row.want)
+		}
+	}
 }
