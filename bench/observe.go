@@ -50,16 +50,7 @@ func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, er
 
 // httpUpstream starts the bench server over HTTP and waits for its URL.
 func (w *workspace) httpUpstream(ctx context.Context, name string) (*proc, string, error) {
-	up, err := w.start(name, w.benchserver, "--http", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", err
-	}
-	upURL, err := up.waitURL(ctx, startTimeout)
-	if err != nil {
-		up.stop()
-		return nil, "", err
-	}
-	return up, upURL, nil
+	return w.startURL(ctx, name, w.benchserver, "--http", "127.0.0.1:0")
 }
 
 // weftCaller starts weft serve for entries (plus extra config tables) and
