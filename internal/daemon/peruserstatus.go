@@ -5,6 +5,7 @@ import (
 
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/oauth"
 )
 
 // liveUsers names, per server, the users whose instance is up: started,
@@ -40,13 +41,12 @@ func (p *userPool) instanceCounts() map[string]int {
 // token store is read once.
 func (d *Daemon) perUserStatus() map[string]*hub.PerUserStatus {
 	live := d.users.liveUsers()
-	var stored struct{ logins, secrets map[string][]string }
+	var stored oauth.StoredUsers
 	if d.users.logins != nil {
-		s, err := d.users.logins.StoredUsers()
-		if err != nil {
+		var err error
+		if stored, err = d.users.logins.StoredUsers(); err != nil {
 			d.logger.Warn("per-user status: cannot list the token store", "err", err)
 		}
-		stored.logins, stored.secrets = s.Logins, s.Secrets
 	}
 	out := map[string]*hub.PerUserStatus{}
 	for name, s := range d.Config().Servers {
@@ -58,9 +58,9 @@ func (d *Daemon) perUserStatus() map[string]*hub.PerUserStatus {
 			st.Instances = []string{}
 		}
 		if s.Transport() == config.TransportStdio {
-			st.Secrets = stored.secrets[name]
+			st.Secrets = stored.Secrets[name]
 		} else {
-			st.Logins = stored.logins[name]
+			st.Logins = stored.Logins[name]
 		}
 		out[name] = st
 	}
