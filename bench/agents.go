@@ -27,15 +27,11 @@ type agentsRow struct {
 // the default face and through an agent's face of the same weft, measured
 // in alternating rounds.
 func agentsCost(ctx context.Context, w *workspace, o options) ([]agentsRow, error) {
-	up, err := w.start("agents-upstream", w.benchserver, "--http", "127.0.0.1:0")
+	up, upURL, err := w.httpUpstream(ctx, "agents-upstream")
 	if err != nil {
 		return nil, err
 	}
 	defer up.stop()
-	upURL, err := up.waitURL(ctx, startTimeout)
-	if err != nil {
-		return nil, err
-	}
 	p, err := w.weftCaller(ctx, "agents", []entry{{name: "bench", target: upURL}}, "[agents.coder]\n")
 	if err != nil {
 		return nil, err

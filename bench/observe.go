@@ -22,15 +22,11 @@ type observeRow struct {
 // same HTTP upstream, one with [metrics] enabled = false and no audit log,
 // one with both, measured in alternating rounds.
 func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, error) {
-	up, err := w.start("observe-upstream", w.benchserver, "--http", "127.0.0.1:0")
+	up, upURL, err := w.httpUpstream(ctx, "observe-upstream")
 	if err != nil {
 		return nil, err
 	}
 	defer up.stop()
-	upURL, err := up.waitURL(ctx, startTimeout)
-	if err != nil {
-		return nil, err
-	}
 	entries := []entry{{name: "bench", target: upURL}}
 	off, err := w.weftCaller(ctx, "observe-off", entries, "[metrics]\nenabled = false\n")
 	if err != nil {
@@ -50,6 +46,11 @@ func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, er
 		o.progress("observe c=%d done", conc)
 	}
 	return rows, nil
+}
+
+// httpUpstream starts the bench server over HTTP and waits for its URL.
+func (w *workspace) httpUpstream(ctx context.Context, name string) (*proc, string, error) {
+	return w.startURL(ctx, name, w.benchserver, "--http", "127.0.0.1:0")
 }
 
 // weftCaller starts weft serve for entries (plus extra config tables) and

@@ -117,7 +117,13 @@ func connectHTTPAs(ctx context.Context, url, rev string) (*mcp.ClientSession, er
 // startServe starts `weft serve` on a free loopback port and returns it
 // with its MCP endpoint once it listens (weft connects its upstreams first).
 func (w *workspace) startServe(ctx context.Context, name, cfg string) (*proc, string, error) {
-	p, err := w.start(name, w.weft, "--config", cfg, "--log-level", "warn", "serve", "--listen", "127.0.0.1:0")
+	return w.startURL(ctx, name, w.weft, "--config", cfg, "--log-level", "warn", "serve", "--listen", "127.0.0.1:0")
+}
+
+// startURL starts bin and returns it with the URL it prints once it
+// listens; a process that never does is stopped.
+func (w *workspace) startURL(ctx context.Context, name, bin string, args ...string) (*proc, string, error) {
+	p, err := w.start(name, bin, args...)
 	if err != nil {
 		return nil, "", err
 	}

@@ -99,6 +99,28 @@ func (a *app) printListing(l listing) {
 		fmt.Fprintf(a.stdout, "withheld: %s/%s changed its definition since first seen; review it, then `weft mcp approve %s`\n", c.Server, c.Tool, c.Server)
 	}
 	printNeedsLogin(a.stdout, l.Servers)
+	for _, s := range l.Servers {
+		if s.PerUser != nil {
+			fmt.Fprintf(a.stdout, "per user: %s: %s\n", s.Name, perUserLine(s))
+		}
+	}
+}
+
+// perUserLine names a per-user server's users: live instances, and stored
+// secrets (stdio) or logins (remote).
+func perUserLine(s hub.ServerStatus) string {
+	p := s.PerUser
+	names := func(users []string) string {
+		if len(users) == 0 {
+			return "none"
+		}
+		return strings.Join(users, ", ")
+	}
+	line := "instances: " + names(p.Instances)
+	if s.Transport == config.TransportStdio {
+		return line + "; secrets stored: " + names(p.Secrets)
+	}
+	return line + "; logged in: " + names(p.Logins)
 }
 
 func (a *app) mcpGetCommand() *cobra.Command {
@@ -152,6 +174,9 @@ func (a *app) printDetail(d hub.ServerDetail) {
 		fmt.Fprintf(a.stdout, "  server: %s %s, protocol %s\n", d.ServerName, d.ServerVersion, d.ProtocolVersion)
 	}
 	fmt.Fprintf(a.stdout, "  breaker: %s\n", breakerCell(d.ServerStatus))
+	if d.PerUser != nil {
+		fmt.Fprintf(a.stdout, "  per user: %s\n", perUserLine(d.ServerStatus))
+	}
 	if d.LastError != "" {
 		fmt.Fprintf(a.stdout, "  last error: %s\n", d.LastError)
 	}

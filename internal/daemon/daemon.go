@@ -95,6 +95,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 	hopts.Observer = hub.Observers{userStamp{}, d.obs.observer()}
 	d.users = d.newUserPool(cfg, hopts)
 	hopts.Instance = d.users.Instance
+	d.obs.userInstances = d.users.instanceCounts
 	d.hub = hub.New(hopts)
 	src.Hub = d.hub
 	pins.OnChange = d.hub.Refresh // another weft's approval merged in
@@ -108,7 +109,8 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		Delegate:        d.obs.delegator(d.del),
 		Login:           d.loginThroughClient(),
 		Health:          health, Routes: routes, Middleware: append(d.obs.middleware(), withUsers),
-		View: agentview.Everything(cfg.Gateway.Separator, cfg.Limits.MaxTools)}
+		View:    agentview.Everything(cfg.Gateway.Separator, cfg.Limits.MaxTools),
+		PerUser: d.perUserStatus}
 	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} })
 	d.agents.delegate = func(agent string) gateway.Delegator { return agentDelegator{d, agent} }
 	faceOpts.Agents = d.agents

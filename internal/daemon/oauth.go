@@ -25,6 +25,16 @@ func upstreamLogins(cfg *config.Config, logger *slog.Logger) (func(*config.Serve
 	return m.Handler, m.Store().Stamp
 }
 
+// loginUser is whose login a call of s needs: the caller's own on a
+// per-user server, else the server's one login ("") that concurrent
+// callers, whoever they are, share.
+func loginUser(s *config.Server, user string) string {
+	if !s.IsPerUser() {
+		return ""
+	}
+	return user
+}
+
 // loginThroughClient logs weft in to a server through the client whose
 // call needs it: the client opens the authorization page (URL-mode
 // elicitation) and the redirect comes back to weft's loopback callback.
@@ -32,13 +42,13 @@ func upstreamLogins(cfg *config.Config, logger *slog.Logger) (func(*config.Serve
 func (d *Daemon) loginThroughClient() gateway.LoginFunc {
 	var logins singleflight.Group
 	return func(ctx context.Context, server string, open func(context.Context, string) error) error {
-		user := userFrom(ctx)
+		cfg := d.Config()
+		s, ok := cfg.Servers[server]
+		if !ok {
+			return fmt.Errorf("no server named %q", server)
+		}
+		user := loginUser(s, userFrom(ctx))
 		_, err, _ := logins.Do(server+"\x00"+user, func() (any, error) {
-			cfg := d.Config()
-			s, ok := cfg.Servers[server]
-			if !ok {
-				return nil, fmt.Errorf("no server named %q", server)
-			}
 			lb := &oauth.Loopback{Out: io.Discard, MustOpen: true, Open: func(u string) error { return open(ctx, u) }}
 			m, err := oauth.OpenManager(cfg.Security.TokenStore, d.logger, lb.Login())
 			if err != nil {

@@ -32,7 +32,10 @@ type observability struct {
 	sources  func() map[metrics.SessionKey]int // sessions by face and agent, set once the faces exist
 	// sessionList names the sessions, for the dashboard; set with sources.
 	sessionList func() []hub.Caller
-	live        *ui.Live // the dashboard's view of calls and servers
+	// userInstances counts live per-user instances by server; set once the
+	// pool exists.
+	userInstances func() map[string]int
+	live          *ui.Live // the dashboard's view of calls and servers
 	// tracer is nil unless the OTEL_* variables ask for traces.
 	metricsOn     bool // [metrics] enabled
 	tracer        *tracing.Tracer
@@ -57,6 +60,12 @@ func newObservability(ctx context.Context, cfg *config.Config, version string, r
 				return nil
 			}
 			return o.sources()
+		},
+		UserInstances: func() map[string]int {
+			if o.userInstances == nil {
+				return nil
+			}
+			return o.userInstances()
 		}})
 	if cfg.Audit.File != "" {
 		l, err := audit.Open(audit.Options{File: cfg.Audit.File, LogArguments: cfg.Audit.LogArguments,

@@ -7,6 +7,7 @@
 package faceauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -49,7 +50,9 @@ type Config struct {
 	StaticToken string
 	// UserClaim names the claim that identifies the user (default "sub"):
 	// the TokenInfo's UserID, which per-user servers key their instances by.
-	UserClaim  string
+	UserClaim string
+	// HTTPClient fetches the issuer's metadata and keys (default: one with
+	// a 10 s timeout).
 	HTTPClient *http.Client
 }
 
@@ -124,11 +127,7 @@ func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*
 // user is the value of the configured user claim ("" when the token has
 // none, or it is not a string: such a token names no user).
 func (v *Verifier) user(c jwt.MapClaims) string {
-	if v.cfg.UserClaim == "" || v.cfg.UserClaim == "sub" {
-		sub, _ := c.GetSubject()
-		return sub
-	}
-	u, _ := c[v.cfg.UserClaim].(string)
+	u, _ := c[cmp.Or(v.cfg.UserClaim, "sub")].(string)
 	return u
 }
 

@@ -56,6 +56,9 @@ type Options struct {
 	// View is what the face serves of the hub's catalog (view.go); nil:
 	// every configured server, listed as the hub lists them.
 	View *agentview.View
+	// PerUser, when set, names the users of each per-user server, keyed by
+	// server, for /admin/status and /admin/servers/NAME.
+	PerUser func() map[string]*hub.PerUserStatus
 }
 
 // Gateway keeps an MCP server in step with the hub's catalog.

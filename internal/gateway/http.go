@@ -119,6 +119,12 @@ func (st *Status) count(tools []*hub.Tool) {
 
 func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
 	st := StatusOf(g.hub)
+	if g.opts.PerUser != nil {
+		users := g.opts.PerUser()
+		for i := range st.Servers {
+			st.Servers[i].PerUser = users[st.Servers[i].Name]
+		}
+	}
 	g.setConfigETag(w)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(st)
@@ -129,6 +135,9 @@ func (g *Gateway) serveDetail(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
+	}
+	if g.opts.PerUser != nil {
+		d.PerUser = g.opts.PerUser()[d.Name]
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(d)

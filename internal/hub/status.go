@@ -25,6 +25,18 @@ type ServerStatus struct {
 	ServerName      string       `json:"server_name,omitempty"`
 	ServerVersion   string       `json:"server_version,omitempty"`
 	ProtocolVersion string       `json:"protocol_version,omitempty"`
+	// PerUser, for a server that runs one instance per user, names the
+	// users; a running weft's face fills it in (gateway.Options.PerUser).
+	PerUser *PerUserStatus `json:"per_user,omitempty"`
+}
+
+// PerUserStatus names the users of a per-user server: those with a live
+// instance, and those with a stored login (oauth.per_user) or stored
+// secrets (a per_user stdio server). Names only, sorted.
+type PerUserStatus struct {
+	Instances []string `json:"instances"`
+	Logins    []string `json:"logins,omitempty"`
+	Secrets   []string `json:"secrets,omitempty"`
 }
 
 func (s *server) status() ServerStatus {

@@ -41,6 +41,9 @@ type Options struct {
 	// Sessions, when set, counts the connected client sessions by face
 	// and agent.
 	Sessions func() map[SessionKey]int
+	// UserInstances, when set, counts the live per-user instances by
+	// server (no user label, so that the series stay bounded).
+	UserInstances func() map[string]int
 }
 
 // DefaultAgent is the agent label of sessions and cost of no named agent.
@@ -105,8 +108,8 @@ func New(opts Options) *Metrics {
 	m.reg.MustRegister(m.calls, m.total, m.added, m.upstream, m.reconnects, m.reloads, m.reloadDur,
 		m.planRuns, m.planSteps, m.cost,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if opts.Hub != nil || opts.Sessions != nil {
-		m.reg.MustRegister(&stateCollector{hub: opts.Hub, sessions: opts.Sessions})
+	if opts.Hub != nil || opts.Sessions != nil || opts.UserInstances != nil {
+		m.reg.MustRegister(&stateCollector{hub: opts.Hub, sessions: opts.Sessions, userInstances: opts.UserInstances})
 	}
 	return m
 }

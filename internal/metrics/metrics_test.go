@@ -32,7 +32,8 @@ func newMetrics(t *testing.T, maxTools int) *metrics.Metrics {
 	return metrics.New(metrics.Options{Hub: h, MaxToolLabels: maxTools,
 		Sessions: func() map[metrics.SessionKey]int {
 			return map[metrics.SessionKey]int{{Face: "http"}: 2, {Face: "http", Agent: "coder"}: 1, {Face: "stdio", Agent: "coder"}: 1}
-		}})
+		},
+		UserInstances: func() map[string]int { return map[string]int{"team": 3} }})
 }
 
 func call(server, tool string, outcome hub.Outcome, total, upstream time.Duration) *hub.Call {
@@ -74,6 +75,7 @@ func TestOutputPassesPromtoolAndCountsCalls(t *testing.T) {
 		`weft_client_sessions{agent="default",face="http"} 2`,
 		`weft_client_sessions{agent="coder",face="http"} 1`,
 		`weft_client_sessions{agent="coder",face="stdio"} 1`,
+		`weft_upstream_user_instances{server="team"} 3`,
 		`weft_catalog_tools{listed="true"} 0`,
 		`go_goroutines`,
 	} {

@@ -24,6 +24,8 @@ var (
 	promptsDesc   = prometheus.NewDesc("weft_catalog_prompts", "Prompts in the catalog.", nil, nil)
 	resourcesDesc = prometheus.NewDesc("weft_catalog_resources", "Resources and resource templates in the catalog.", nil, nil)
 	sessionsDesc  = prometheus.NewDesc("weft_client_sessions", "Client sessions connected, by face and agent.", []string{"face", "agent"}, nil)
+	userInstDesc  = prometheus.NewDesc("weft_upstream_user_instances",
+		"Live per-user instances of each per-user upstream.", []string{"server"}, nil)
 )
 
 var (
@@ -34,13 +36,14 @@ var (
 // stateCollector reads gauges from the hub when scraped, so that they are
 // never stale and cost nothing between scrapes.
 type stateCollector struct {
-	hub      Source
-	sessions func() map[SessionKey]int
+	hub           Source
+	sessions      func() map[SessionKey]int
+	userInstances func() map[string]int
 }
 
 // Describe implements prometheus.Collector.
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{statusDesc, breakerDesc, failuresDesc, inFlightDesc, toolsDesc, promptsDesc, resourcesDesc, sessionsDesc} {
+	for _, d := range []*prometheus.Desc{statusDesc, breakerDesc, failuresDesc, inFlightDesc, toolsDesc, promptsDesc, resourcesDesc, sessionsDesc, userInstDesc} {
 		ch <- d
 	}
 }
@@ -54,6 +57,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.sessions != nil {
 		for k, n := range c.sessions() {
 			ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(n), k.Face, cmp.Or(k.Agent, DefaultAgent))
+		}
+	}
+	if c.userInstances != nil {
+		for server, n := range c.userInstances() {
+			ch <- prometheus.MustNewConstMetric(userInstDesc, prometheus.GaugeValue, float64(n), server)
 		}
 	}
 }

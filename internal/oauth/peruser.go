@@ -120,7 +120,7 @@ func validUser(user string) error {
 		return ErrNoUser
 	}
 	if strings.ContainsAny(user, "\x00\r\n") {
-		return fmt.Errorf("user %q is not a usable user id", user)
+		return fmt.Errorf("user %q holds a NUL, CR or LF; give the user as the access token's user claim names it", user)
 	}
 	return nil
 }

@@ -62,6 +62,9 @@ func (s *keychainStore) Save(rec *Record) error {
 	if err != nil {
 		return fmt.Errorf("keychain: %w", err)
 	}
+	if err := s.index(rec.Server, true); err != nil {
+		return err
+	}
 	return bumpStamp(s.stamp)
 }
 
@@ -69,6 +72,9 @@ func (s *keychainStore) Delete(server string) error {
 	err := keyring.Delete(keychainService, server)
 	if err != nil && !errors.Is(err, keyring.ErrNotFound) {
 		return fmt.Errorf("keychain: %w", err)
+	}
+	if err := s.index(server, false); err != nil {
+		return err
 	}
 	if s.fallback != nil {
 		return s.fallback.Delete(server)

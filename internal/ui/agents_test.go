@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -59,7 +60,8 @@ func TestAgentsInSnapshotAndToolFilter(t *testing.T) {
 }
 
 // A new session of an agent reaches an open page as an "agents" event
-// with the new count; an unchanged table is not sent again.
+// with the new count (that an unchanged table is not sent again is
+// TestChangesSendsATableOncePerChange).
 func TestAgentsEventOnNewSession(t *testing.T) {
 	h, _, agents := newAgentsHandler(t)
 	r := openEvents(t, h)
@@ -80,5 +82,20 @@ func TestAgentsEventOnNewSession(t *testing.T) {
 	agents.sessions.Store(1)
 	if got := nextAgents(); got[0].Sessions != 1 {
 		t.Fatalf("agents event after a session opened: %+v, want 1 session", got)
+	}
+}
+
+// changes sends a table once per change: the same table again writes
+// nothing, a changed one is sent, and going back is a change too.
+func TestChangesSendsATableOncePerChange(t *testing.T) {
+	rec := httptest.NewRecorder()
+	c := changes{name: "agents"}
+	for _, v := range []int{1, 1, 2, 2, 1} {
+		if !c.push(rec, rec, []int{v}) {
+			t.Fatal("push reported the page gone")
+		}
+	}
+	if got, want := strings.Count(rec.Body.String(), "event: agents\n"), 3; got != want {
+		t.Errorf("%d agents events for tables 1 1 2 2 1, want %d:\n%s", got, want, rec.Body)
 	}
 }

@@ -4,13 +4,9 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,52 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/oauth"
 	"github.com/weft-dev/weft/internal/testutil"
 )
-
-// faceIssuer is the authorization server of weft's face in the per-user
-// tests: it serves one signing key as a JWKS and mints access tokens.
-type faceIssuer struct {
-	url string
-	key *ecdsa.PrivateKey
-}
-
-func newFaceIssuer(t *testing.T) *faceIssuer {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jwk, err := jwkset.NewJWKFromKey(&key.PublicKey, jwkset.JWKOptions{Metadata: jwkset.JWKMetadataOptions{KID: "k1", ALG: jwkset.AlgES256, USE: jwkset.UseSig}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []any{jwk.Marshal()}})
-	}))
-	t.Cleanup(srv.Close)
-	return &faceIssuer{url: srv.URL, key: key}
-}
-
-// token is an access token for audience naming user in the sub claim.
-func (is *faceIssuer) token(t *testing.T, audience, user string) string {
-	t.Helper()
-	now := time.Now()
-	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": is.url, "aud": audience, "sub": user,
-		"scope": "mcp:tools", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()})
-	tok.Header["kid"] = "k1"
-	s, err := tok.SignedString(is.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // jtiOf is the jti claim of a JWT, read without checking it.
 func jtiOf(t *testing.T, token string) string {
@@ -116,13 +73,16 @@ func envServers(pid int) int {
 func TestPerUserCredentials(t *testing.T) {
 	t.Setenv("WEFT_TOKEN_STORE", "file")
 	upURL, _ := protectedServer(t, 300)
-	face := newFaceIssuer(t)
+	face := testutil.NewJWTIssuer(t)
 	e := newEnv(t)
 	e.listen = fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	faceURL := "http://" + e.listen + "/mcp"
+	tokenFor := func(user string) string {
+		return face.Token(t, faceURL, map[string]any{"sub": user, "scope": "mcp:tools"})
+	}
 	block := markedBlock(t, "security.md", "per-user config")
 	for _, r := range [][2]string{
-		{"https://auth.example.com", face.url}, {"http://127.0.0.1:7777/mcp", faceURL}, {"https://mcp.example.com/mcp", upURL},
+		{"https://auth.example.com", face.URL}, {"http://127.0.0.1:7777/mcp", faceURL}, {"https://mcp.example.com/mcp", upURL},
 		{"/usr/local/bin/team-server", testutil.GoBinary(t, "github.com/weft-dev/weft/testdata/envserver", "envserver")},
 		{`idle_timeout = "15m"`, `idle_timeout = "2s"` + "\nenv = { ENVSERVER_PRINT = \"TEAM_TOKEN\" }"},
 	} {
@@ -133,6 +93,9 @@ func TestPerUserCredentials(t *testing.T) {
 		block = strings.ReplaceAll(block, old, repl)
 	}
 	block += "\n[audit]\nfile = \"audit.jsonl\"\nlog_arguments = true\n"
+	// The static token is how `weft mcp list` reaches a face that wants JWTs.
+	block = strings.Replace(block, "[gateway.auth]", "[security]\nhttp_token_env = \"WEFT_E2E_ADMIN\"\n\n[gateway.auth]", 1)
+	t.Setenv("WEFT_E2E_ADMIN", "admin-"+rand.Text())
 	if err := os.WriteFile(e.config, []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +133,7 @@ func TestPerUserCredentials(t *testing.T) {
 	// (stateless requests): each request carries its user.
 	revision := map[string]string{"alice": "2025-11-25", "bob": ""}
 	for _, user := range []string{"alice", "bob"} {
-		cs := connectTokenAs(t, s.url, face.token(t, faceURL, user), revision[user])
+		cs := connectTokenAs(t, s.url, tokenFor(user), revision[user])
 		text, ok := userCall(t, cs, "github__token", nil)
 		want := "token " + jtiOf(t, e.storedLogin(oauth.UserKey("github", user)).AccessToken)
 		if !ok || text != want {
@@ -193,8 +156,12 @@ func TestPerUserCredentials(t *testing.T) {
 	if n := envServers(pid); n != 3 {
 		t.Errorf("%d envserver processes, want 3 (weft's listing instance and one per user)", n)
 	}
+	metricsURL := strings.TrimSuffix(s.url, "/mcp") + "/metrics"
+	both := []string{"alice", "bob"}
+	checkPerUserStatus(t, e, metricsURL, tokenFor("alice"), map[string]hub.PerUserStatus{
+		"github": {Instances: both, Logins: both}, "team": {Instances: both, Secrets: both}})
 
-	carol := connectToken(t, s.url, face.token(t, faceURL, "carol"))
+	carol := connectToken(t, s.url, tokenFor("carol"))
 	text, ok := userCall(t, carol, "github__token", nil)
 	if ok || !strings.Contains(text, "weft mcp login github --user carol") {
 		t.Errorf("carol without a login: %q (ok %v), want the login hint", text, ok)
@@ -215,7 +182,7 @@ func TestPerUserCredentials(t *testing.T) {
 			go func() { browsed <- browser(req.Params.URL) }()
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
-	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer(face.token(t, faceURL, "dave"))}},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer(tokenFor("dave"))}},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +205,13 @@ func TestPerUserCredentials(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // polling the reaper's clock
 	}
 
+	checkPerUserStatus(t, e, metricsURL, tokenFor("alice"), map[string]hub.PerUserStatus{
+		"github": {Instances: []string{"alice", "bob", "dave"}, Logins: []string{"alice", "bob", "dave"}},
+		"team":   {Instances: []string{}, Secrets: both}})
 	list, _, _ := e.run("mcp", "list")
+	if want := "per user: team: instances: none; secrets stored: alice, bob"; !strings.Contains(list, want) {
+		t.Errorf("mcp list lacks %q:\n%s", want, list)
+	}
 	s.stop(t)
 	toml, _ := os.ReadFile(e.config)
 	for _, user := range []string{"alice", "bob"} {
