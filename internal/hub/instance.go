@@ -22,3 +22,16 @@ func (h *Hub) ReadResourceFrom(ctx context.Context, peer upstream.Peer, server, 
 	})
 	return res, err
 }
+
+// UnavailableServer is Unavailable for a server named outright: a view
+// that knows which server a missing name belongs to asks it directly (an
+// agent's separate instance has a namespace that naming rewrites, so no
+// name starts with it). It returns nil when the server is active or unknown.
+func (h *Hub) UnavailableServer(name string) error {
+	for _, s := range h.visible() {
+		if s.name == name {
+			return s.check()
+		}
+	}
+	return nil
+}
