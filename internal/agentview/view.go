@@ -316,10 +316,13 @@ func (v *View) Resource(cat *hub.Catalog, uri string) (string, error) {
 }
 
 // Complete rewrites a completion request's reference to the hub's names,
-// or says why the reference is outside the view.
-func (v *View) Complete(cat *hub.Catalog, params *mcp.CompleteParams) (*mcp.CompleteParams, error) {
+// or says why the reference is outside the view. For a resource reference
+// it also names the hub server of the view that serves it (its separate
+// instance, if the agent has one); for a prompt, server is "" (the hub
+// knows the prompt's server by its name).
+func (v *View) Complete(cat *hub.Catalog, params *mcp.CompleteParams) (_ *mcp.CompleteParams, server string, err error) {
 	if params == nil || params.Ref == nil {
-		return params, nil
+		return params, "", nil
 	}
 	p, ref := *params, *params.Ref
 	p.Ref = &ref
@@ -327,15 +330,15 @@ func (v *View) Complete(cat *hub.Catalog, params *mcp.CompleteParams) (*mcp.Comp
 	case "ref/prompt":
 		name, err := v.Prompt(cat, ref.Name)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		ref.Name = name
 	case "ref/resource":
-		if _, err := v.Resource(cat, ref.URI); err != nil {
-			return nil, err
+		if server, err = v.Resource(cat, ref.URI); err != nil {
+			return nil, "", err
 		}
 	}
-	return &p, nil
+	return &p, server, nil
 }
 
 // Outside reports whether err says a name is outside an agent's view.

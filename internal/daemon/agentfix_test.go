@@ -6,8 +6,10 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/daemon"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -35,4 +37,91 @@ func TestAgentInstanceDownSaysSo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "@") {
 		t.Errorf("x's call of a tool of its instance that is down answered %v; want %s… without the instance's internal name", err, want)
 	}
+}
+
+// subServer serves doc://x and the template doc://{name}, and records each
+// subscribe, unsubscribe and completion it is asked for in heard.
+func subServer(heard chan<- string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "doc"}, &mcp.ServerOptions{
+		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
+			heard <- "subscribe " + req.Params.URI
+			return nil
+		},
+		UnsubscribeHandler: func(_ context.Context, req *mcp.UnsubscribeRequest) error {
+			heard <- "unsubscribe " + req.Params.URI
+			return nil
+		},
+		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			heard <- "complete " + req.Params.Ref.URI
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"x"}}}, nil
+		},
+	})
+	read := func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
+	}
+	s.AddResource(&mcp.Resource{URI: "doc://x", Name: "x"}, read)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "doc://{name}", Name: "docs"}, read)
+	return s
+}
+
+// An agent's subscriptions and completions about its separate instance's
+// resources go to that instance, not to the configured server.
+func TestAgentInstanceSubscribeAndComplete(t *testing.T) {
+	globalHeard, ownHeard := make(chan string, 10), make(chan string, 10)
+	global := testutil.ServeHTTP(t, subServer(globalHeard))
+	own := testutil.ServeHTTP(t, subServer(ownHeard))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.doc]\ntarget = %q\n[agents.x.mcp_servers.doc]\ntarget = %q\n", global, own)))
+	x := legacyAgentClient(t, d, "x")
+	ctx := context.Background()
+	if err := x.Subscribe(ctx, &mcp.SubscribeParams{URI: "doc://x"}); err != nil {
+		t.Fatalf("x subscribes to doc://x: %v", err)
+	}
+	if err := x.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "doc://x"}); err != nil {
+		t.Fatalf("x unsubscribes from doc://x: %v", err)
+	}
+	if _, err := x.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "doc://{name}"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "x"}}); err != nil {
+		t.Fatalf("x completes doc://{name}: %v", err)
+	}
+	want := []string{"subscribe doc://x", "unsubscribe doc://x", "complete doc://{name}"}
+	for _, w := range want {
+		select {
+		case got := <-ownHeard:
+			if got != w {
+				t.Errorf("x's own instance heard %q; want %q", got, w)
+			}
+		case got := <-globalHeard:
+			t.Fatalf("the configured server heard %q from x; want x's own instance to", got)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no server heard %q from x", w)
+		}
+	}
+	select {
+	case got := <-globalHeard:
+		t.Errorf("the configured server heard %q from x", got)
+	default:
+	}
+}
+
+// legacyAgentClient connects a 2025-11-25 client, which subscribes with
+// resources/subscribe, to the named agent's face.
+func legacyAgentClient(t *testing.T, d *daemon.Daemon, agent string) *mcp.ClientSession {
+	t.Helper()
+	face, err := d.AgentFace(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := face.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "legacy-client"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
 }

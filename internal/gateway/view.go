@@ -81,9 +81,12 @@ func (g *Gateway) readThrough(ctx context.Context, peer upstream.Peer, p *mcp.Re
 
 // completeThrough routes a completion request within the face's view.
 func (g *Gateway) completeThrough(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
-	params, err := g.View().Complete(g.hub.Catalog(), params)
+	params, server, err := g.View().Complete(g.hub.Catalog(), params)
 	if err != nil {
 		return nil, err
+	}
+	if server != "" {
+		return g.hub.CompleteFrom(ctx, server, params)
 	}
 	return g.hub.Complete(ctx, params)
 }
