@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +126,31 @@ func legacyAgentClient(t *testing.T, d *daemon.Daemon, agent string) *mcp.Client
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// Setting [gateway] agents_dir while weft runs moves the watch to the new
+// directory: an agent file written there afterwards applies at once.
+func TestAgentsDirChangeIsFollowed(t *testing.T) {
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	base := fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n", a)
+	path := writeConfig(t, base)
+	d := newDaemon(t, path, func(o *daemon.Options) { o.NoWatch = false })
+	moved := filepath.Join(t.TempDir(), "team")
+	writeAgent := func(name string) {
+		t.Helper()
+		file := filepath.Join(moved, name, "weft.toml")
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte("servers = [\"a\"]\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeAgent("y")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("[gateway]\nagents_dir = %q\n", moved)+base), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	awaitAgent(t, d, "y")
+	writeAgent("z")
+	awaitAgent(t, d, "z")
 }

@@ -66,6 +66,7 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 			d.logger.Warn("config watch", "err", err)
 		case <-timer.C:
 			d.Reload(ctx)
+			agentsDir = followAgents(w, agentsDir, d.Config().AgentsDirectory(), dir)
 		}
 	}
 }
