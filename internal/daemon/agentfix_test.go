@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/daemon"
+	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -153,4 +154,41 @@ func TestAgentsDirChangeIsFollowed(t *testing.T) {
 	awaitAgent(t, d, "y")
 	writeAgent("z")
 	awaitAgent(t, d, "z")
+}
+
+// An agent's client runs saved plans through weft__plan_run as the agent:
+// a plan within its view runs; a step calling a tool outside it fails as an
+// unknown tool, though the same plan runs for /mcp.
+func TestAgentRunsPlansInsideItsView(t *testing.T) {
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	b := testutil.ServeHTTP(t, testutil.NewEchoServer("b", 1))
+	plans := t.TempDir()
+	t.Setenv("WEFT_PLANS_DIR", plans)
+	store := &plan.Store{Dir: plans}
+	for id, tool := range map[string]string{"inside": "a__echo", "outside": "b__echo"} {
+		p := &plan.Plan{ID: id, Title: id, Steps: []plan.Step{{Index: 1, Title: "echo", ToolCalls: []plan.ToolCall{{Name: tool, Args: map[string]any{"text": "hi"}}}}}}
+		p.FillDefaults(time.Now())
+		if err := store.Save(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n[tools.mcp_servers.b]\ntarget = %q\n[agents.x]\nservers = [\"a\"]\n", a, b)))
+	run := func(agent, id string) (text string, isError bool) {
+		t.Helper()
+		cs, _ := agentClient(t, d, agent)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "weft__plan_run", Arguments: map[string]any{"id": id}})
+		if err != nil {
+			t.Fatalf("agent %q runs plan %s: %v", agent, id, err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+	if text, isErr := run("x", "inside"); isErr || !strings.Contains(text, `"status":"completed"`) {
+		t.Errorf("x runs a plan within its view: %s (isError %v); want it completed", text, isErr)
+	}
+	if text, isErr := run("x", "outside"); !isErr || !strings.Contains(text, `unknown tool "b__echo"`) {
+		t.Errorf("x runs a plan calling b__echo, outside its view: %s (isError %v); want an unknown-tool error", text, isErr)
+	}
+	if text, isErr := run("", "outside"); isErr || !strings.Contains(text, `"status":"completed"`) {
+		t.Errorf("/mcp runs the plan calling b__echo: %s (isError %v); want it completed", text, isErr)
+	}
 }
