@@ -110,23 +110,8 @@ func TestAgentInstanceSubscribeAndComplete(t *testing.T) {
 // resources/subscribe, to the named agent's face.
 func legacyAgentClient(t *testing.T, d *daemon.Daemon, agent string) *mcp.ClientSession {
 	t.Helper()
-	face, err := d.AgentFace(agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := face.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "legacy-client"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return connectAgent(t, d, agent, mcp.NewClient(&mcp.Implementation{Name: "legacy-client"}, nil),
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 }
 
 // Setting [gateway] agents_dir while weft runs moves the watch to the new
