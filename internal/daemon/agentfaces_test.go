@@ -40,6 +40,13 @@ func TestAgentInstanceDownSaysSo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "@") {
 		t.Errorf("x's call of a tool of its instance that is down answered %v; want %s… without the instance's internal name", err, want)
 	}
+	res, err := x.CallTool(context.Background(), &mcp.CallToolParams{Name: "weft__call_tool", Arguments: map[string]any{"name": "a__echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, want) || strings.Contains(text, "@") {
+		t.Errorf("x's weft__call_tool of a__echo answered %q; want %s… without the instance's internal name", text, want)
+	}
 }
 
 // subServer serves doc://x and the template doc://{name}, and records each

@@ -42,6 +42,11 @@ func (g *Gateway) callThrough(ctx context.Context, peer upstream.Peer, name stri
 		return nil, err
 	}
 	res, err := g.hub.CallTool(ctx, peer, hubName, args, meta)
+	if errors.Is(err, hub.ErrUnknownTool) {
+		if why := g.instanceUnavailable(name); why != nil {
+			return nil, unavailableTool(name, why) // the state, not just "unknown"
+		}
+	}
 	return res, g.inView(err, "tool", name, hub.ErrUnknownTool)
 }
 
