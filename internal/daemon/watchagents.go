@@ -46,12 +46,14 @@ func agentEvent(w *fsnotify.Watcher, dir string, ev fsnotify.Event) bool {
 }
 
 // followAgents moves the watch from the agents directory old to now (a
-// reload changed [gateway] agents_dir) and returns now. keep is the config
-// file's directory, which stays watched even when it held the agents.
-func followAgents(w *fsnotify.Watcher, old, now, keep string) string {
+// reload changed [gateway] agents_dir) and reports whether it moved. keep is
+// the config file's directory, which stays watched even when it held the
+// agents. A file written in the new directory before its watch began is
+// seen by no event: after a move, the caller reloads once more.
+func followAgents(w *fsnotify.Watcher, old, now, keep string) bool {
 	old, now = filepath.Clean(old), filepath.Clean(now)
 	if old == now {
-		return now
+		return false
 	}
 	for _, p := range w.WatchList() {
 		p = filepath.Clean(p)
@@ -60,5 +62,5 @@ func followAgents(w *fsnotify.Watcher, old, now, keep string) string {
 		}
 	}
 	watchAgents(w, now)
-	return now
+	return true
 }
