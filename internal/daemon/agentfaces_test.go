@@ -184,3 +184,20 @@ func TestAgentRunsPlansInsideItsView(t *testing.T) {
 		t.Errorf("/mcp runs the plan calling b__echo: %s (isError %v); want it completed", text, isErr)
 	}
 }
+
+// A completion from a client on the newest protocol reaches an upstream
+// that speaks an older one: the client's protocol metadata stays behind.
+func TestCompletionFromNewestClientReachesOlderUpstream(t *testing.T) {
+	heard := make(chan string, 10)
+	doc := testutil.ServeHTTP(t, subServer(heard))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.doc]\ntarget = %q\n", doc)))
+	cs, _ := agentClient(t, d, "")
+	res, err := cs.Complete(context.Background(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "doc://{name}"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "x"}})
+	if err != nil {
+		t.Fatalf("complete doc://{name}: %v", err)
+	}
+	if got := res.Completion.Values; len(got) != 1 || got[0] != "x" {
+		t.Errorf("completion values %v; want [x]", got)
+	}
+}
