@@ -232,17 +232,34 @@ func (v *View) Resolve(cat *hub.Catalog, name string) (string, error) {
 	if v.reserved[name] {
 		return name, nil // weft's own tool, served by the face itself
 	}
-	if hubName, ok := v.pending(cat, name); ok {
+	if hubName, _, ok := v.pending(cat, name); ok {
 		return hubName, nil
 	}
 	return "", v.outside("tool", name, hub.ErrUnknownTool)
 }
 
+// Pending names the hub server of the view that would serve tool name
+// (as the agent knows it) and the name the agent knows the server by, when
+// name is in the namespace of a server of the view that has not listed it:
+// the caller can say why the server has not (it is disconnected, or still
+// connecting). ok is false otherwise.
+func (v *View) Pending(cat *hub.Catalog, name string) (server, seen string, ok bool) {
+	if v.servers == nil {
+		return "", "", false
+	}
+	_, inst, ok := v.pending(cat, name)
+	if !ok {
+		return "", "", false
+	}
+	return inst, seenServer(v.servers[inst], inst), true
+}
+
 // pending maps a name of a server of the view that has not listed it:
-// what it will be called in the hub once the server is up.
-func (v *View) pending(cat *hub.Catalog, name string) (string, bool) {
+// what it will be called in the hub once the server is up, and that
+// server's hub name.
+func (v *View) pending(cat *hub.Catalog, name string) (hubName, server string, ok bool) {
 	if !hub.ToolAllowed(name, v.allowed, v.denied) {
-		return "", false
+		return "", "", false
 	}
 	for inst, u := range v.servers {
 		if u.Namespace == "" {
@@ -258,11 +275,11 @@ func (v *View) pending(cat *hub.Catalog, name string) (string, bool) {
 		}
 		hubName := naming.Join(hubNS, v.sep, original)
 		if _, listed := cat.Tool(hubName); listed {
-			return "", false // listed but filtered out of the view
+			return "", "", false // listed but filtered out of the view
 		}
-		return hubName, true
+		return hubName, inst, true
 	}
-	return "", false
+	return "", "", false
 }
 
 // Prompt maps a prompt name as seen to the hub's.
@@ -299,10 +316,13 @@ func (v *View) Resource(cat *hub.Catalog, uri string) (string, error) {
 }
 
 // Complete rewrites a completion request's reference to the hub's names,
-// or says why the reference is outside the view.
-func (v *View) Complete(cat *hub.Catalog, params *mcp.CompleteParams) (*mcp.CompleteParams, error) {
+// or says why the reference is outside the view. For a resource reference
+// it also names the hub server of the view that serves it (its separate
+// instance, if the agent has one); for a prompt, server is "" (the hub
+// knows the prompt's server by its name).
+func (v *View) Complete(cat *hub.Catalog, params *mcp.CompleteParams) (_ *mcp.CompleteParams, server string, err error) {
 	if params == nil || params.Ref == nil {
-		return params, nil
+		return params, "", nil
 	}
 	p, ref := *params, *params.Ref
 	p.Ref = &ref
@@ -310,15 +330,15 @@ func (v *View) Complete(cat *hub.Catalog, params *mcp.CompleteParams) (*mcp.Comp
 	case "ref/prompt":
 		name, err := v.Prompt(cat, ref.Name)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		ref.Name = name
 	case "ref/resource":
-		if _, err := v.Resource(cat, ref.URI); err != nil {
-			return nil, err
+		if server, err = v.Resource(cat, ref.URI); err != nil {
+			return nil, "", err
 		}
 	}
-	return &p, nil
+	return &p, server, nil
 }
 
 // Outside reports whether err says a name is outside an agent's view.

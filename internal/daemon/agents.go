@@ -29,6 +29,9 @@ type agentFaces struct {
 	// delegate makes the weft__delegate Delegator of an agent's face (nil:
 	// delegation unavailable there).
 	delegate func(agent string) gateway.Delegator
+	// plans makes the weft__plan_* backend of an agent's face, which runs
+	// plans within its view (nil: plans unavailable there).
+	plans func(agent string) gateway.Plans
 
 	mu     sync.Mutex
 	faces  map[string]*gateway.Gateway // every face made, by agent
@@ -39,9 +42,7 @@ type agentFaces struct {
 
 func newAgentFaces(h *hub.Hub, base gateway.Options, manager func(string) gateway.Manager) *agentFaces {
 	base.Routes, base.Health, base.Agents = nil, gateway.HealthOptions{}, nil
-	// Plans run tools through the whole hub: not served to an agent's
-	// clients until they run inside its view. Delegation runs as the agent
-	// (delegate, agentdelegate.go).
+	// Plans and delegation run as the agent (plans, delegate).
 	base.Plans, base.Delegate = nil, nil
 	base.Manage.Manager = nil
 	return &agentFaces{base: base, hub: h, manager: manager, faces: map[string]*gateway.Gateway{}, specs: map[string]*config.AgentSpec{}}
@@ -68,6 +69,9 @@ func (a *agentFaces) apply(cfg *config.Config) {
 			opts.Manage.Manager = a.manager(name)
 			if a.delegate != nil {
 				opts.Delegate = a.delegate(name)
+			}
+			if a.plans != nil {
+				opts.Plans = a.plans(name)
 			}
 			a.faces[name] = gateway.New(a.hub, opts)
 		case a.specs[name] == nil || !sameView(a.specs[name], spec):

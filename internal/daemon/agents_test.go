@@ -21,14 +21,20 @@ import (
 // returned channel gets a value for each tools/list_changed it hears.
 func agentClient(t testing.TB, d *daemon.Daemon, agent string) (*mcp.ClientSession, chan struct{}) {
 	t.Helper()
-	face, err := d.AgentFace(agent)
-	if err != nil {
-		t.Fatal(err)
-	}
 	changed := make(chan struct{}, 10)
 	c := mcp.NewClient(&mcp.Implementation{Name: "client-of-" + agent}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
+	return connectAgent(t, d, agent, c, nil), changed
+}
+
+// connectAgent connects client c to the named agent's face in memory.
+func connectAgent(t testing.TB, d *daemon.Daemon, agent string, c *mcp.Client, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	face, err := d.AgentFace(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := face.Server().Connect(ctx, st, nil)
@@ -36,12 +42,12 @@ func agentClient(t testing.TB, d *daemon.Daemon, agent string) (*mcp.ClientSessi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := c.Connect(ctx, ct, nil)
+	cs, err := c.Connect(ctx, ct, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
-	return cs, changed
+	return cs
 }
 
 func listed(t *testing.T, cs *mcp.ClientSession) []string {

@@ -113,6 +113,7 @@ func New(cfg *config.Config, opts Options) (*Daemon, error) {
 		PerUser: d.perUserStatus}
 	d.agents = newAgentFaces(d.hub, faceOpts, func(agent string) gateway.Manager { return agentManager{d, agent} })
 	d.agents.delegate = func(agent string) gateway.Delegator { return agentDelegator{d, agent} }
+	d.agents.plans = d.plansAs
 	faceOpts.Agents = d.agents
 	d.gw = gateway.New(d.hub, faceOpts)
 	d.obs.sources, d.obs.sessionList = d.sessionsByFace, d.sessionList // agentsdash.go

@@ -15,10 +15,12 @@ import (
 )
 
 // planService serves the gateway's plan tools from the plan store, calling
-// tools through the same hub as the face.
+// tools through the same hub as the face, within its view.
 type planService struct {
 	store *plan.Store
-	tools PlanTools
+	// tools are the tools a run may call: the face's view as it is when
+	// the run starts (an agent's config may have changed since).
+	tools func() (PlanTools, error)
 	obs   *observability // counts runs and steps; nil: none
 }
 
@@ -27,12 +29,23 @@ var _ gateway.Plans = (*planService)(nil)
 // planService returns the plan tools' backend, or nil (no plan tools) when
 // the plans directory cannot be found.
 func (d *Daemon) planService() gateway.Plans {
+	return d.plansAs("")
+}
+
+// plansAs is planService run as the named agent ("" for everything), as
+// `weft plan run --agent` runs: plans are checked against and call only the
+// tools of its view, under its names for them.
+func (d *Daemon) plansAs(agent string) gateway.Plans {
 	dir, err := plan.DefaultDir()
 	if err != nil {
-		d.logger.Warn("plan tools disabled", "err", err)
+		d.logger.Warn("plan tools disabled", "agent", agent, "err", err)
 		return nil
 	}
-	return &planService{store: &plan.Store{Dir: dir}, tools: PlanTools{ToolsOf(d.hub)}, obs: d.obs}
+	tools := func() (PlanTools, error) {
+		t, err := d.AgentTools(agent)
+		return PlanTools{t}, err
+	}
+	return &planService{store: &plan.Store{Dir: dir}, tools: tools, obs: d.obs}
 }
 
 // List implements gateway.Plans.
@@ -94,7 +107,11 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 		return gateway.PlanDoc{}, err
 	}
 	defer unlock()
-	if err := plan.Validate(p, s.tools.Tools()); err != nil {
+	tools, err := s.tools()
+	if err != nil {
+		return gateway.PlanDoc{}, err
+	}
+	if err := plan.Validate(p, tools.Tools()); err != nil {
 		return gateway.PlanDoc{}, err
 	}
 	finished := 0
@@ -116,7 +133,7 @@ func (s *planService) Run(ctx context.Context, id string, o gateway.PlanRunOptio
 		}
 	}
 	ctx, endSpan := s.obs.span(withPlanCaller(ctx, id), "plan.run "+id, attribute.String("weft.plan", id))
-	cp, err := plan.Run(ctx, s.tools, p, opts)
+	cp, err := plan.Run(ctx, tools, p, opts)
 	endSpan(err)
 	s.obs.planRun(err)
 	if cp == nil {

@@ -66,6 +66,10 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 			d.logger.Warn("config watch", "err", err)
 		case <-timer.C:
 			d.Reload(ctx)
+			if now := d.Config().AgentsDirectory(); followAgents(w, agentsDir, now, dir) {
+				agentsDir = now
+				timer.Reset(reloadDebounce)
+			}
 		}
 	}
 }

@@ -44,3 +44,23 @@ func agentEvent(w *fsnotify.Watcher, dir string, ev fsnotify.Event) bool {
 	}
 	return false
 }
+
+// followAgents moves the watch from the agents directory old to now (a
+// reload changed [gateway] agents_dir) and reports whether it moved. keep is
+// the config file's directory, which stays watched even when it held the
+// agents. A file written in the new directory before its watch began is
+// seen by no event: after a move, the caller reloads once more.
+func followAgents(w *fsnotify.Watcher, old, now, keep string) bool {
+	old, now = filepath.Clean(old), filepath.Clean(now)
+	if old == now {
+		return false
+	}
+	for _, p := range w.WatchList() {
+		p = filepath.Clean(p)
+		if p != filepath.Clean(keep) && (p == old || filepath.Dir(p) == old) {
+			_ = w.Remove(p)
+		}
+	}
+	watchAgents(w, now)
+	return true
+}

@@ -81,6 +81,7 @@ type Gateway struct {
 
 	subMu   sync.Mutex
 	subs    map[string]map[*mcp.ServerSession]bool // URI → subscribed sessions; see subscribe.go
+	subAt   map[string]string                      // URI → the hub server subscribed at
 	watched map[*mcp.ServerSession]bool            // sessions with subscriptions, watched until they end
 
 	levels  *logLevels // legacy clients' log levels; see peer.go

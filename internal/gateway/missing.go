@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/oauth"
 )
 
 // explainMissingTools answers a call of a tool the face does not list
@@ -58,9 +60,43 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 				return res, nil
 			})(ctx, call)
 		}
+		if why := g.instanceUnavailable(call.Params.Name); why != nil {
+			return toolError(unavailableTool(call.Params.Name, why))
+		}
 		return next(ctx, method, req)
 	}
 }
+
+// instanceUnavailable is the state of the server of an agent's view that
+// would serve tool name but has not listed it, naming the server as the
+// agent knows it. The hub cannot tell by the name alone when the server is
+// the agent's separate instance (SERVER@AGENT): naming rewrites the '@' of
+// its namespace. It returns nil when there is nothing to explain.
+func (g *Gateway) instanceUnavailable(name string) error {
+	server, seen, ok := g.View().Pending(g.hub.Catalog(), name)
+	if !ok {
+		return nil
+	}
+	why := g.hub.UnavailableServer(server)
+	if why == nil || server == seen || errors.Is(why, oauth.ErrNeedsLogin) {
+		return why // a login is run for the instance, by its own name
+	}
+	return &renamedServer{err: why, hubName: server, seen: seen}
+}
+
+// renamedServer is the error of a server as an agent knows it: the
+// instance's hub name (SERVER@AGENT), in the state and in the reason the
+// upstream gave, reads as the name the agent knows.
+type renamedServer struct {
+	err           error
+	hubName, seen string
+}
+
+func (e *renamedServer) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.hubName, e.seen)
+}
+
+func (e *renamedServer) Unwrap() error { return e.err }
 
 // unavailableTool is the error of a call to a tool whose server is not
 // active: unknown to the client, with the server's state as the reason.

@@ -20,10 +20,20 @@ func (g *Gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	g.subMu.Lock()
 	defer g.subMu.Unlock()
 	if len(g.subs[uri]) == 0 {
-		if err := g.hub.Subscribe(ctx, uri); err != nil {
+		// The view names the server: an agent's separate instance lists
+		// the same URIs as the configured server.
+		server, err := g.View().Resource(g.hub.Catalog(), uri)
+		if err == nil {
+			err = g.hub.SubscribeAt(ctx, server, uri)
+		}
+		if err != nil {
 			return notFound(uri, err)
 		}
 		g.subs[uri] = map[*mcp.ServerSession]bool{}
+		if g.subAt == nil {
+			g.subAt = map[string]string{}
+		}
+		g.subAt[uri] = server
 	}
 	if !g.watched[req.Session] {
 		g.watched[req.Session] = true
@@ -47,8 +57,7 @@ func (g *Gateway) forgetWhenGone(ss *mcp.ServerSession) {
 		}
 		delete(sessions, ss)
 		if len(sessions) == 0 {
-			delete(g.subs, uri)
-			if err := g.hub.Unsubscribe(context.Background(), uri); err != nil {
+			if err := g.withdraw(context.Background(), uri); err != nil {
 				g.logger.Debug("unsubscribe after the client left", "uri", uri, "err", err)
 			}
 		}
@@ -67,8 +76,16 @@ func (g *Gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 	if len(sessions) > 0 {
 		return nil
 	}
+	return notFound(uri, g.withdraw(ctx, uri))
+}
+
+// withdraw forgets the subscription to uri, which its last session left,
+// at the server it was made at. subMu is held.
+func (g *Gateway) withdraw(ctx context.Context, uri string) error {
+	server := g.subAt[uri]
 	delete(g.subs, uri)
-	return notFound(uri, g.hub.Unsubscribe(ctx, uri))
+	delete(g.subAt, uri)
+	return g.hub.UnsubscribeAt(ctx, server, uri)
 }
 
 // resourceUpdated tells the subscribed clients; the SDK sends it to the

@@ -42,6 +42,11 @@ func (g *Gateway) callThrough(ctx context.Context, peer upstream.Peer, name stri
 		return nil, err
 	}
 	res, err := g.hub.CallTool(ctx, peer, hubName, args, meta)
+	if errors.Is(err, hub.ErrUnknownTool) {
+		if why := g.instanceUnavailable(name); why != nil {
+			return nil, unavailableTool(name, why) // the state, not just "unknown"
+		}
+	}
 	return res, g.inView(err, "tool", name, hub.ErrUnknownTool)
 }
 
@@ -81,9 +86,12 @@ func (g *Gateway) readThrough(ctx context.Context, peer upstream.Peer, p *mcp.Re
 
 // completeThrough routes a completion request within the face's view.
 func (g *Gateway) completeThrough(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
-	params, err := g.View().Complete(g.hub.Catalog(), params)
+	params, server, err := g.View().Complete(g.hub.Catalog(), params)
 	if err != nil {
 		return nil, err
+	}
+	if server != "" {
+		return g.hub.CompleteFrom(ctx, server, params)
 	}
 	return g.hub.Complete(ctx, params)
 }

@@ -22,3 +22,31 @@ func (h *Hub) ReadResourceFrom(ctx context.Context, peer upstream.Peer, server, 
 	})
 	return res, err
 }
+
+// CompleteFrom sends a completion request, its reference already in the
+// server's own terms, to the named server: a view routes a completion of
+// its separate instance's resource templates itself, as it routes reads.
+func (h *Hub) CompleteFrom(ctx context.Context, server string, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	if server == "" {
+		return nil, ErrBadReference
+	}
+	var res *mcp.CompleteResult
+	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {
+		res, err = conn.Complete(ctx, params)
+		return err
+	})
+	return res, err
+}
+
+// UnavailableServer is Unavailable for a server named outright: a view
+// that knows which server a missing name belongs to asks it directly (an
+// agent's separate instance has a namespace that naming rewrites, so no
+// name starts with it). It returns nil when the server is active or unknown.
+func (h *Hub) UnavailableServer(name string) error {
+	for _, s := range h.visible() {
+		if s.name == name {
+			return s.check()
+		}
+	}
+	return nil
+}

@@ -85,12 +85,7 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 	default:
 		return nil, fmt.Errorf("%w (got %q)", ErrBadReference, ref.Type)
 	}
-	var res *mcp.CompleteResult
-	err := h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) (err error) {
-		res, err = conn.Complete(ctx, &p)
-		return err
-	})
-	return res, err
+	return h.CompleteFrom(ctx, server, &p)
 }
 
 // templateServer finds the server of a resource template (exact template

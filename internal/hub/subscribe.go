@@ -10,17 +10,30 @@ import (
 // Subscribe subscribes to uri at the server that listed it (or whose
 // template matches it).
 func (h *Hub) Subscribe(ctx context.Context, uri string) error {
-	return h.onResourceServer(ctx, uri, (*upstream.Conn).Subscribe)
+	server, _ := h.Catalog().ResourceServer(uri)
+	return h.SubscribeAt(ctx, server, uri)
 }
 
 // Unsubscribe withdraws a subscription to uri at its server.
 func (h *Hub) Unsubscribe(ctx context.Context, uri string) error {
-	return h.onResourceServer(ctx, uri, (*upstream.Conn).Unsubscribe)
+	server, _ := h.Catalog().ResourceServer(uri)
+	return h.UnsubscribeAt(ctx, server, uri)
 }
 
-func (h *Hub) onResourceServer(ctx context.Context, uri string, op func(*upstream.Conn, context.Context, string) error) error {
-	server, ok := h.Catalog().ResourceServer(uri)
-	if !ok {
+// SubscribeAt subscribes to uri at the named server: a view that knows
+// which server serves uri (an agent's separate instance lists the same URIs
+// as the configured server) routes the subscription itself.
+func (h *Hub) SubscribeAt(ctx context.Context, server, uri string) error {
+	return h.onServer(ctx, server, uri, (*upstream.Conn).Subscribe)
+}
+
+// UnsubscribeAt withdraws a subscription that SubscribeAt made.
+func (h *Hub) UnsubscribeAt(ctx context.Context, server, uri string) error {
+	return h.onServer(ctx, server, uri, (*upstream.Conn).Unsubscribe)
+}
+
+func (h *Hub) onServer(ctx context.Context, server, uri string, op func(*upstream.Conn, context.Context, string) error) error {
+	if server == "" {
 		return fmt.Errorf("%w %q", ErrUnknownURI, uri)
 	}
 	return h.do(ctx, server, func(ctx context.Context, conn *upstream.Conn) error {

@@ -145,9 +145,13 @@ func (c *Conn) ReadResource(ctx context.Context, peer Peer, uri string, meta mcp
 	return res, closedErr(ctx, err)
 }
 
-// Complete forwards a completion request.
+// Complete forwards a completion request. The client's protocol metadata
+// stays behind, as on every other forwarded request: it is the client's
+// session with weft, not weft's with this server.
 func (c *Conn) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
-	return c.session.Complete(ctx, params)
+	p := *params
+	p.Meta = c.requestMeta(nil, params.Meta)
+	return c.session.Complete(ctx, &p)
 }
 
 type progressParams interface {
