@@ -115,3 +115,29 @@ func metricValue(body, series string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// `weft delegate --agent coder` with the real Claude Code: the delegated
+// Claude Code reaches weft as coder, so it is offered coder's view of the
+// tools only (echo is denied to coder, sleep is not), and its model
+// requests carry coder's [delegation] model.
+func TestDelegateAsAgentThroughClaude(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: "Done as coder."})
+	e := claudeDelegateEnv(t, srv, "model = \"global-model\"\n\n[agents.coder]\nservers = [\"fake\"]\n"+
+		"denied_tools = [\"fake__echo\"]\n[agents.coder.delegation]\nmodel = \"coder-model\"\n")
+	out, errOut, code := e.run("delegate", "--agent", "coder", "look around")
+	if code != 0 || strings.TrimSpace(out) != "Done as coder." {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("Claude Code made no model request")
+	}
+	if reqs[0].Model != "coder-model" {
+		t.Errorf("model %q, want coder's coder-model", reqs[0].Model)
+	}
+	first := string(reqs[0].Body)
+	if strings.Contains(first, "mcp__weft__fake__echo") || !strings.Contains(first, "mcp__weft__fake__sleep") {
+		t.Errorf("Claude Code was offered echo: %t, sleep: %t; want coder's view: sleep only",
+			strings.Contains(first, "mcp__weft__fake__echo"), strings.Contains(first, "mcp__weft__fake__sleep"))
+	}
+}
