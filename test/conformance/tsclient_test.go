@@ -51,37 +51,67 @@ type tsSummary struct {
 // SDK client (testdata/tsclient) over Streamable HTTP (`weft serve`) and over
 // stdio (`weft mcp-server`), with server-everything as the upstream: it lists
 // everything, calls every tool, reads every resource, gets every prompt, and
-// answers the upstream's sampling, elicitation and roots requests.
+// answers the upstream's sampling, elicitation and roots requests. The
+// agent faces (/agents/coder/mcp, `weft mcp-server --agent coder`) serve the
+// same to a client of agent coder, whose view holds everything but not
+// memory, a second global server.
 func TestTypeScriptClientThroughWeft(t *testing.T) {
 	s := conformanceSuite(t)
 	everything := npmFixture(t, ".bin", "mcp-server-everything")
+	memory := npmFixture(t, ".bin", "mcp-server-memory")
 	weft := binary(t, "cmd/weft")
 	script, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "tsclient", "client.mjs"))
 
-	for _, face := range []string{"http", "stdio"} {
+	for _, face := range []string{"http", "stdio", "agent-http", "agent-stdio"} {
 		t.Run(face, func(t *testing.T) {
 			home := t.TempDir()
 			mark := "WEFT_TSCLIENT_TEST=" + home
 			cfg := filepath.Join(home, "weft.toml")
 			toml := fmt.Sprintf("[tools.mcp_servers.everything]\ntarget = %q\nenv = { PATH = %q, WEFT_TSCLIENT_TEST = %q }\n",
 				everything, filepath.Dir(s.node)+":"+os.Getenv("PATH"), home)
+			if strings.HasPrefix(face, "agent-") {
+				toml += fmt.Sprintf("\n[tools.mcp_servers.memory]\ntarget = %q\nenv = { PATH = %q, WEFT_TSCLIENT_TEST = %q }\n\n[agents.coder]\nservers = [\"everything\"]\n",
+					memory, filepath.Dir(s.node)+":"+os.Getenv("PATH"), home)
+			}
 			if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if face == "http" {
+			switch face {
+			case "agent-http":
+				w := startWeft(t, weft, home, cfg)
+				checkAgentSummary(t, runTSClient(t, s.node, home, []string{script, strings.Replace(w.url, "/mcp", "/agents/coder/mcp", 1)}))
+				w.stop(t)
+			case "agent-stdio":
+				checkAgentSummary(t, runTSClient(t, s.node, home, []string{script, "--stdio", weft, "--config", cfg, "mcp-server", "--agent", "coder"}))
+			case "http":
 				w := startWeft(t, weft, home, cfg)
 				checkTSSummary(t, runTSClient(t, s.node, home, []string{script, w.url}))
 				if len(processesWithEnv(mark)) == 0 {
 					t.Errorf("no upstream process found by its environment: the leak check below would prove nothing")
 				}
 				w.stop(t)
-			} else {
+			default:
 				checkTSSummary(t, runTSClient(t, s.node, home, []string{script, "--stdio", weft, "--config", cfg, "mcp-server"}))
 			}
 			if left := processesWithEnv(mark); len(left) > 0 {
 				t.Errorf("processes left after weft (%s) ended:\n  %s", face, strings.Join(left, "\n  "))
 			}
 		})
+	}
+}
+
+// checkAgentSummary checks what a client of agent coder saw: everything's
+// items, as checkTSSummary does, and nothing of memory, which is outside
+// coder's view.
+func checkAgentSummary(t *testing.T, sum tsSummary) {
+	t.Helper()
+	checkTSSummary(t, sum)
+	for _, items := range [][]string{sum.Tools, sum.Resources, sum.Prompts} {
+		for _, name := range items {
+			if strings.Contains(name, "memory") {
+				t.Errorf("agent coder's client saw %q, outside its view", name)
+			}
+		}
 	}
 }
 
