@@ -201,3 +201,61 @@ func TestCompletionFromNewestClientReachesOlderUpstream(t *testing.T) {
 		t.Errorf("completion values %v; want [x]", got)
 	}
 }
+
+// An update of a URI that both the configured server and an agent's
+// separate instance serve reaches only the clients subscribed at the server
+// that sent it. Agent y uses the configured server; the hub tells x's face
+// before y's of each update, so once y has heard of doc://x, an update of
+// doc://b from x's instance reaches x after any of doc://x would have.
+func TestAgentInstanceResourceUpdatesStayApart(t *testing.T) {
+	globalSrv, ownSrv := subServer(make(chan string, 10)), subServer(make(chan string, 10))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.doc]\ntarget = %q\n[agents.x.mcp_servers.doc]\ntarget = %q\n[agents.y]\nservers = [\"doc\"]\n",
+		testutil.ServeHTTP(t, globalSrv), testutil.ServeHTTP(t, ownSrv))))
+	ctx := context.Background()
+	subscriber := func(agent string, uris ...string) <-chan string {
+		heard := make(chan string, 10)
+		c := mcp.NewClient(&mcp.Implementation{Name: "legacy-client"}, &mcp.ClientOptions{
+			ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { heard <- req.Params.URI },
+		})
+		cs := connectAgent(t, d, agent, c, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		for _, uri := range uris {
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+				t.Fatalf("agent %q subscribes to %s: %v", agent, uri, err)
+			}
+		}
+		return heard
+	}
+	xHeard, yHeard := subscriber("x", "doc://x", "doc://b"), subscriber("y", "doc://x")
+	update := func(from *mcp.Server, uri string) {
+		t.Helper()
+		if err := from.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heard := func(who string, heard <-chan string) string {
+		t.Helper()
+		select {
+		case uri := <-heard:
+			return uri
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s heard no update", who)
+			return ""
+		}
+	}
+	update(globalSrv, "doc://x")
+	if uri := heard("y's client", yHeard); uri != "doc://x" {
+		t.Errorf("y's client heard of %s; want doc://x from the configured server", uri)
+	}
+	update(ownSrv, "doc://b")
+	for uri := heard("x's client", xHeard); uri != "doc://b"; uri = heard("x's client", xHeard) {
+		t.Errorf("x's client heard of %s, updated at the configured server; want only x's instance's updates", uri)
+	}
+	update(ownSrv, "doc://x")
+	if uri := heard("x's client", xHeard); uri != "doc://x" {
+		t.Errorf("x's client heard of %s; want doc://x from its instance", uri)
+	}
+	update(globalSrv, "doc://x")
+	if uri := heard("y's client", yHeard); uri != "doc://x" {
+		t.Errorf("y's client heard of %s; want doc://x from the configured server", uri)
+	}
+}
