@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,5 +259,37 @@ func TestAgentInstanceResourceUpdatesStayApart(t *testing.T) {
 	update(globalSrv, "doc://x")
 	if uri := heard("y's client", yHeard); uri != "doc://x" {
 		t.Errorf("y's client heard of %s; want doc://x from the configured server", uri)
+	}
+}
+
+// A call to a tool of an agent's separate instance still on its first
+// connection waits for it, as a call to a configured server does, and is
+// served once the instance is up.
+func TestAgentInstanceCallWaitsForFirstConnection(t *testing.T) {
+	gate := make(chan struct{})
+	own := testutil.ServeGatedHTTP(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return testutil.NewEchoServer("a", 1) }, nil), gate)
+	open := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(open) // before the server closes, on failure too
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	d := startDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n[agents.x.mcp_servers.a]\ntarget = %q\n", a, own)))
+	x, _ := agentClient(t, d, "x")
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := x.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__echo", Arguments: map[string]any{"text": "hi"}})
+		done <- answer{res, err}
+	}()
+	select {
+	case got := <-done:
+		t.Fatalf("x's call answered before its instance connected: %v %v; want it to wait", got.res, got.err)
+	case <-time.After(200 * time.Millisecond): // long enough for a call that does not wait to answer
+	}
+	open()
+	got := <-done
+	if got.err != nil || got.res.IsError || got.res.Content[0].(*mcp.TextContent).Text != "hi" {
+		t.Fatalf("x's call of a__echo once its instance connected: %v %v; want hi", got.res, got.err)
 	}
 }
