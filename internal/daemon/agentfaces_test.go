@@ -293,3 +293,20 @@ func TestAgentInstanceCallWaitsForFirstConnection(t *testing.T) {
 		t.Fatalf("x's call of a__echo once its instance connected: %v %v; want hi", got.res, got.err)
 	}
 }
+
+// A run as an agent (plans, weft's own agent) calling a tool of the
+// agent's instance that is down is told the instance's state, as the
+// agent's face says it, not only that the tool is unknown.
+func TestAgentRunCallOfDownInstanceSaysSo(t *testing.T) {
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n[agents.x.mcp_servers.a]\ntarget = %q\n", a, closedURL(t))))
+	tools, err := d.AgentTools("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tools.CallTool(context.Background(), "a__echo", map[string]any{"text": "hi"})
+	want := `unknown tool "a__echo": a: server disconnected (connect a: `
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "@") {
+		t.Errorf("a run as x calling a tool of its instance that is down: %v; want %s… without the instance's internal name", err, want)
+	}
+}
