@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,5 +201,112 @@ func TestCompletionFromNewestClientReachesOlderUpstream(t *testing.T) {
 	}
 	if got := res.Completion.Values; len(got) != 1 || got[0] != "x" {
 		t.Errorf("completion values %v; want [x]", got)
+	}
+}
+
+// An update of a URI that both the configured server and an agent's
+// separate instance serve reaches only the clients subscribed at the server
+// that sent it. Agent y uses the configured server; the hub tells x's face
+// before y's of each update, so once y has heard of doc://x, an update of
+// doc://b from x's instance reaches x after any of doc://x would have.
+func TestAgentInstanceResourceUpdatesStayApart(t *testing.T) {
+	globalSrv, ownSrv := subServer(make(chan string, 10)), subServer(make(chan string, 10))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.doc]\ntarget = %q\n[agents.x.mcp_servers.doc]\ntarget = %q\n[agents.y]\nservers = [\"doc\"]\n",
+		testutil.ServeHTTP(t, globalSrv), testutil.ServeHTTP(t, ownSrv))))
+	ctx := context.Background()
+	subscriber := func(agent string, uris ...string) <-chan string {
+		heard := make(chan string, 10)
+		c := mcp.NewClient(&mcp.Implementation{Name: "legacy-client"}, &mcp.ClientOptions{
+			ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { heard <- req.Params.URI },
+		})
+		cs := connectAgent(t, d, agent, c, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		for _, uri := range uris {
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+				t.Fatalf("agent %q subscribes to %s: %v", agent, uri, err)
+			}
+		}
+		return heard
+	}
+	xHeard, yHeard := subscriber("x", "doc://x", "doc://b"), subscriber("y", "doc://x")
+	update := func(from *mcp.Server, uri string) {
+		t.Helper()
+		if err := from.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heard := func(who string, heard <-chan string) string {
+		t.Helper()
+		select {
+		case uri := <-heard:
+			return uri
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s heard no update", who)
+			return ""
+		}
+	}
+	update(globalSrv, "doc://x")
+	if uri := heard("y's client", yHeard); uri != "doc://x" {
+		t.Errorf("y's client heard of %s; want doc://x from the configured server", uri)
+	}
+	update(ownSrv, "doc://b")
+	for uri := heard("x's client", xHeard); uri != "doc://b"; uri = heard("x's client", xHeard) {
+		t.Errorf("x's client heard of %s, updated at the configured server; want only x's instance's updates", uri)
+	}
+	update(ownSrv, "doc://x")
+	if uri := heard("x's client", xHeard); uri != "doc://x" {
+		t.Errorf("x's client heard of %s; want doc://x from its instance", uri)
+	}
+	update(globalSrv, "doc://x")
+	if uri := heard("y's client", yHeard); uri != "doc://x" {
+		t.Errorf("y's client heard of %s; want doc://x from the configured server", uri)
+	}
+}
+
+// A call to a tool of an agent's separate instance still on its first
+// connection waits for it, as a call to a configured server does, and is
+// served once the instance is up.
+func TestAgentInstanceCallWaitsForFirstConnection(t *testing.T) {
+	gate := make(chan struct{})
+	own := testutil.ServeGatedHTTP(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return testutil.NewEchoServer("a", 1) }, nil), gate)
+	open := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(open) // before the server closes, on failure too
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	d := startDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n[agents.x.mcp_servers.a]\ntarget = %q\n", a, own)))
+	x, _ := agentClient(t, d, "x")
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := x.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__echo", Arguments: map[string]any{"text": "hi"}})
+		done <- answer{res, err}
+	}()
+	select {
+	case got := <-done:
+		t.Fatalf("x's call answered before its instance connected: %v %v; want it to wait", got.res, got.err)
+	case <-time.After(200 * time.Millisecond): // long enough for a call that does not wait to answer
+	}
+	open()
+	got := <-done
+	if got.err != nil || got.res.IsError || got.res.Content[0].(*mcp.TextContent).Text != "hi" {
+		t.Fatalf("x's call of a__echo once its instance connected: %v %v; want hi", got.res, got.err)
+	}
+}
+
+// A run as an agent (plans, weft's own agent) calling a tool of the
+// agent's instance that is down is told the instance's state, as the
+// agent's face says it, not only that the tool is unknown.
+func TestAgentRunCallOfDownInstanceSaysSo(t *testing.T) {
+	a := testutil.ServeHTTP(t, testutil.NewEchoServer("a", 1))
+	d := newDaemon(t, writeConfig(t, fmt.Sprintf("[tools.mcp_servers.a]\ntarget = %q\n[agents.x.mcp_servers.a]\ntarget = %q\n", a, closedURL(t))))
+	tools, err := d.AgentTools("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tools.CallTool(context.Background(), "a__echo", map[string]any{"text": "hi"})
+	want := `unknown tool "a__echo": a: server disconnected (connect a: `
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "@") {
+		t.Errorf("a run as x calling a tool of its instance that is down: %v; want %s… without the instance's internal name", err, want)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // DelegateAs runs one delegation as agent ("": the default view of weft),
 // with override (an agent's [agents.NAME.delegation]) merged over the
-// [delegation] this daemon started with, field by field: a zero field of
-// override keeps the global value. The delegated Claude Code's weft runs
+// current config's [delegation], field by field: a zero field of override
+// keeps the global value. The delegated Claude Code's weft runs
 // as that agent. Slots and the breaker are weft's, shared by every agent,
 // so an override's max_concurrent, failure_threshold and reset_timeout do
 // not apply.

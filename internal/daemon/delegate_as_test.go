@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -40,6 +42,31 @@ func TestDelegationRequestMergesOverride(t *testing.T) {
 				t.Errorf("request = %+v\nwant      %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// After a reload clears a global [delegation] key, an agent's delegation
+// goes without it too, not back to the value weft started with.
+func TestDelegationFollowsReloadedConfig(t *testing.T) {
+	load := func(body string) *config.Config {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "weft.toml")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	agent := "[agents.x]\nservers = []\n[agents.x.delegation]\nmax_turns = 5\n"
+	started := load("[delegation]\nmodel = \"sonnet\"\n" + agent)
+	now := load(agent)
+	g := &delegator{d: &Daemon{cfg: now}, cfg: started}
+	req := g.request("x", now.Agents["x"].Delegation, gateway.DelegateArgs{Task: "t"})
+	if req.Model != "" || req.MaxTurns != 5 {
+		t.Errorf("x's delegation after the reload: model %q, max_turns %d; want no model (cleared) and 5 (x's own)", req.Model, req.MaxTurns)
 	}
 }
 

@@ -39,6 +39,14 @@ func (g *delegator) Delegate(ctx context.Context, in gateway.DelegateArgs, progr
 	return g.delegateAs(ctx, in, "", config.Delegation{}, progress)
 }
 
+// request is the request of one delegation under the config as it is now:
+// an agent's settings were merged over the current [delegation] when the
+// config loaded, so a key a reload cleared stays cleared (merging over the
+// [delegation] weft started with would bring it back).
+func (g *delegator) request(agent string, override config.Delegation, in gateway.DelegateArgs) delegate.Request {
+	return delegationRequest(g.d.Config().Delegation, agent, override, in)
+}
+
 // delegateAs runs one delegation as agent with override merged over
 // [delegation] (delegate_as.go).
 func (g *delegator) delegateAs(ctx context.Context, in gateway.DelegateArgs, agent string, override config.Delegation, progress func(string)) (gateway.DelegateResult, error) {
@@ -46,8 +54,7 @@ func (g *delegator) delegateAs(ctx context.Context, in gateway.DelegateArgs, age
 	if err != nil {
 		return gateway.DelegateResult{}, err
 	}
-	res, err := r.Run(ctx, delegationRequest(g.cfg.Delegation, agent, override, in),
-		func(e delegate.Event) { progress(e.String()) })
+	res, err := r.Run(ctx, g.request(agent, override, in), func(e delegate.Event) { progress(e.String()) })
 	if err != nil {
 		return gateway.DelegateResult{}, err
 	}

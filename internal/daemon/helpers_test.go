@@ -19,6 +19,17 @@ import (
 // the test ends. HOME is the test's, so plans and pins stay inside it.
 func newDaemon(t testing.TB, path string, opts ...func(*daemon.Options)) *daemon.Daemon {
 	t.Helper()
+	d := startDaemon(t, path, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d.Settle(ctx)
+	return d
+}
+
+// startDaemon is newDaemon without waiting for the servers' first
+// connections.
+func startDaemon(t testing.TB, path string, opts ...func(*daemon.Options)) *daemon.Daemon {
+	t.Helper()
 	t.Setenv("HOME", filepath.Dir(path))
 	cfg, err := config.Load(path)
 	if err != nil {
@@ -39,7 +50,6 @@ func newDaemon(t testing.TB, path string, opts ...func(*daemon.Options)) *daemon
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close(context.Background()) })
-	d.Settle(ctx)
 	return d
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/agent"
 	"github.com/weft-dev/weft/internal/agentview"
+	"github.com/weft-dev/weft/internal/gateway"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/plan"
 	"github.com/weft-dev/weft/internal/toolset"
@@ -77,6 +78,9 @@ func (a HubTools) CallTool(ctx context.Context, name string, args map[string]any
 		return nil, fmt.Errorf("%w: %w", toolset.ErrUnknownTool, err)
 	}
 	if _, ok := cat.Tool(hubName); !ok {
+		if why := gateway.InstanceUnavailable(a.h, a.v, name); why != nil {
+			return nil, fmt.Errorf("%w %q: %w", toolset.ErrUnknownTool, name, why) // the state, not just "unknown"
+		}
 		return nil, fmt.Errorf("%w %q", toolset.ErrUnknownTool, name)
 	}
 	raw, err := json.Marshal(args)

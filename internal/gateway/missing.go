@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/oauth"
 )
@@ -73,11 +74,19 @@ func (g *Gateway) explainMissingTools(next mcp.MethodHandler) mcp.MethodHandler 
 // the agent's separate instance (SERVER@AGENT): naming rewrites the '@' of
 // its namespace. It returns nil when there is nothing to explain.
 func (g *Gateway) instanceUnavailable(name string) error {
-	server, seen, ok := g.View().Pending(g.hub.Catalog(), name)
+	return InstanceUnavailable(g.hub, g.View(), name)
+}
+
+// InstanceUnavailable is the state of the server of view v that would
+// serve tool name but has not listed it, named as the view's agent knows
+// it, or nil: the face and runs as an agent (plans, weft's own agent)
+// answer a call to a tool of a down server with it.
+func InstanceUnavailable(h *hub.Hub, v *agentview.View, name string) error {
+	server, seen, ok := v.Pending(h.Catalog(), name)
 	if !ok {
 		return nil
 	}
-	why := g.hub.UnavailableServer(server)
+	why := h.UnavailableServer(server)
 	if why == nil || server == seen || errors.Is(why, oauth.ErrNeedsLogin) {
 		return why // a login is run for the instance, by its own name
 	}

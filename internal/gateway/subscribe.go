@@ -89,8 +89,16 @@ func (g *Gateway) withdraw(ctx context.Context, uri string) error {
 }
 
 // resourceUpdated tells the subscribed clients; the SDK sends it to the
-// sessions subscribed to uri.
-func (g *Gateway) resourceUpdated(uri string) {
+// sessions subscribed to uri. An update from a server other than the one
+// this face subscribed at (the configured server for an agent with its own
+// instance, or the reverse) is not for this face's clients.
+func (g *Gateway) resourceUpdated(server, uri string) {
+	g.subMu.Lock()
+	at, ok := g.subAt[uri]
+	g.subMu.Unlock()
+	if !ok || at != server {
+		return
+	}
 	if err := g.server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 		g.logger.Debug("relay resource update", "uri", uri, "err", err)
 	}

@@ -89,7 +89,7 @@ type Hub struct {
 	catalog   atomic.Pointer[Catalog]
 	listenMu  sync.Mutex
 	listeners []func(*Catalog)
-	updated   []func(uri string) // see OnResourceUpdated
+	updated   []func(server, uri string) // see OnResourceUpdated
 	rebuildMu sync.Mutex
 	// rebuildWant counts rebuild requests; rebuiltUpTo (under rebuildMu) is
 	// the last request a finished rebuild covered. Requests queued behind a

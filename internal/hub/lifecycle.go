@@ -40,7 +40,7 @@ func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error)
 func (h *Hub) dial(ctx context.Context, s *server, cfg *config.Server) (*upstream.Conn, error) {
 	opts := h.opts.Upstream
 	opts.OnInventory = h.rebuild
-	opts.OnResourceUpdated = h.resourceUpdated
+	opts.OnResourceUpdated = func(uri string) { h.resourceUpdated(s.name, uri) }
 	opts.OnClosed = func(c *upstream.Conn, err error) { h.lost(s, c, err) }
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout())
 	defer cancel()

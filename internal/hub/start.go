@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/naming"
 )
 
 // Start registers every enabled server as connecting and connects each in
@@ -150,8 +150,7 @@ func (h *Hub) connectingOwner(name string) *server {
 			continue
 		default:
 		}
-		ns := s.config().Namespace()
-		if ns == "" || strings.HasPrefix(name, ns+h.opts.Separator) {
+		if naming.InNamespace(name, s.config().Namespace(), h.opts.Separator) {
 			return s
 		}
 	}

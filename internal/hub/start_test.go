@@ -10,6 +10,7 @@ import (
 
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
+	"github.com/weft-dev/weft/internal/naming"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -130,4 +131,18 @@ func TestSlowListenerDoesNotHoldCatalogBuild(t *testing.T) {
 		_, ok := h.Catalog().Tool("b__hold")
 		return ok
 	})
+}
+
+// A call of a tool of an agent's separate instance (SERVER@AGENT, whose
+// tool names are shortened) still on its first connection waits for it as
+// for any server, then says it is still connecting.
+func TestCallOfConnectingInstanceFailsWithStillConnecting(t *testing.T) {
+	h := newHub(t, hub.Options{})
+	h.Start(map[string]*config.Server{"hung@x": hungServer("hung@x")})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := hold(ctx, h, naming.Join("hung@x", "__", "hold"), 0)
+	if !errors.Is(err, hub.ErrConnecting) || !strings.Contains(err.Error(), "hung@x: still connecting (") {
+		t.Fatalf("call = %v, want `hung@x: still connecting (…)`", err)
+	}
 }

@@ -41,19 +41,22 @@ func (h *Hub) onServer(ctx context.Context, server, uri string, op func(*upstrea
 	})
 }
 
-// OnResourceUpdated registers f to be called with the URI of every
-// notifications/resources/updated an upstream sends.
-func (h *Hub) OnResourceUpdated(f func(uri string)) {
+// OnResourceUpdated registers f to be called with the server and URI of
+// every notifications/resources/updated an upstream sends. The server
+// matters: an agent's separate instance lists the same URIs as the
+// configured server, and an update from one is not news to subscribers of
+// the other.
+func (h *Hub) OnResourceUpdated(f func(server, uri string)) {
 	h.listenMu.Lock()
 	defer h.listenMu.Unlock()
 	h.updated = append(h.updated, f)
 }
 
-func (h *Hub) resourceUpdated(uri string) {
+func (h *Hub) resourceUpdated(server, uri string) {
 	h.listenMu.Lock()
-	fs := append([]func(string){}, h.updated...)
+	fs := append([]func(string, string){}, h.updated...)
 	h.listenMu.Unlock()
 	for _, f := range fs {
-		f(uri)
+		f(server, uri)
 	}
 }

@@ -50,18 +50,38 @@ func legalByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
+// shortLen is how much of the sanitised name a shortened name keeps: the
+// rest of MaxLen is '_' and the hash.
+const shortLen = MaxLen - 1 - hashLen
+
 // shorten keeps as much of the sanitised name as fits, then appends a hash of
 // the original so that two long names sharing a prefix stay distinct.
 func shorten(full string) string {
 	sum := sha256.Sum256([]byte(full))
-	suffix := "_" + hex.EncodeToString(sum[:])[:hashLen]
+	return sanitise(full, shortLen) + "_" + hex.EncodeToString(sum[:])[:hashLen]
+}
+
+// sanitise is s with each illegal byte made '_', cut to at most max bytes.
+func sanitise(s string, max int) string {
 	var b strings.Builder
-	for i := 0; i < len(full) && b.Len() < MaxLen-len(suffix); i++ {
-		c := full[i]
+	for i := 0; i < len(s) && b.Len() < max; i++ {
+		c := s[i]
 		if !legalByte(c) {
 			c = '_'
 		}
 		b.WriteByte(c)
 	}
-	return b.String() + suffix
+	return b.String()
+}
+
+// InNamespace reports whether name could be Join(ns, sep, item) for some
+// item. A namespace that is not a legal name itself (an agent's separate
+// instance, SERVER@AGENT) only ever appears shortened, so its sanitised
+// prefix and the hash are looked for.
+func InNamespace(name, ns, sep string) bool {
+	if ns == "" || strings.HasPrefix(name, ns+sep) {
+		return true
+	}
+	hashed := len(name) > hashLen+1 && name[len(name)-hashLen-1] == '_'
+	return hashed && strings.HasPrefix(name[:len(name)-hashLen-1], sanitise(ns+sep, shortLen))
 }

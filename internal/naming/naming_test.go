@@ -57,3 +57,26 @@ func FuzzJoin(f *testing.F) {
 		}
 	})
 }
+
+// InNamespace recognises every name Join makes under a namespace, the
+// shortened ones of a namespace that is not a legal name (an agent's
+// instance, SERVER@AGENT) too, and no name of another namespace.
+func TestInNamespace(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	for _, ns := range []string{"", "fs", "doc@x", "doc@" + long} {
+		for _, item := range []string{"echo", "read.file", long} {
+			if name := Join(ns, "__", item); !InNamespace(name, ns, "__") {
+				t.Errorf("InNamespace(%q, %q) = false; Join made it from item %.10q", name, ns, item)
+			}
+		}
+	}
+	for _, tc := range []struct{ name, ns string }{
+		{"fs__echo", "doc"},
+		{Join("doc@y", "__", "echo"), "doc@x"},
+		{"doc_x__echo", "doc@x"}, // no hash: a server named doc_x made it
+	} {
+		if InNamespace(tc.name, tc.ns, "__") {
+			t.Errorf("InNamespace(%q, %q) = true; want false", tc.name, tc.ns)
+		}
+	}
+}
