@@ -246,13 +246,15 @@ func (c *Conn) Close(ctx context.Context) {
 			defer close(done)
 			_ = c.session.Close()
 		}()
+		// An HTTP server may hold its DELETE until its own handlers end;
+		// weft does not wait on it longer than it would on a child. The
+		// wait counts from here, beside the child's stop, not after it:
+		// one grace for both, not one after the other.
+		timer := time.NewTimer(killGrace)
+		defer timer.Stop()
 		if c.proc != nil {
 			c.proc.stop(ctx)
 		}
-		// An HTTP server may hold its DELETE until its own handlers end;
-		// weft does not wait on it longer than it would on a child.
-		timer := time.NewTimer(killGrace)
-		defer timer.Stop()
 		select {
 		case <-done:
 		case <-ctx.Done():

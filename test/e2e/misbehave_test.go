@@ -113,8 +113,12 @@ func awaitProcCount(t *testing.T, marker string, n int) {
 }
 
 // stopLimit bounds how long weft may take to exit after SIGTERM, even with
-// an upstream that ignores SIGTERM (it is killed after a grace period).
-const stopLimit = 8 * time.Second
+// an upstream that ignores SIGTERM (it is killed after a grace period). A
+// connection's close is bounded by a few 2 s kill graces (the child's stop,
+// its pipes, the connection's goroutines): weft normally exits in about one,
+// but on a loaded CI machine under -race a run took 8.3 s, so the bound
+// checks that the exit is bounded, not how fast it is.
+const stopLimit = 12 * time.Second
 
 // stopWeft closes the client, sends SIGTERM to weft and checks that it
 // exits 0 in time and that no upstream process outlives it.
