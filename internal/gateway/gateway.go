@@ -89,6 +89,11 @@ type Gateway struct {
 
 	view      atomic.Pointer[agentview.View] // see view.go
 	agentHTTP agentHTTP                      // see agentfaces.go
+
+	// listedTools are the upstream tools the face has registered, for
+	// the relay (relay.go); written by sync.
+	listedTools atomic.Pointer[map[string]bool]
+	relayChain  mcp.MethodHandler // see relay.go
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -132,6 +137,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 	if len(opts.Middleware) > 0 {
 		g.server.AddReceivingMiddleware(opts.Middleware...) // added last: outermost
 	}
+	g.buildRelayChain()
 	g.addBuiltins()
 	g.addPlanTools(opts.Plans)
 	g.addDelegateTool(opts.Delegate)
@@ -158,6 +164,8 @@ func (g *Gateway) sync(full *hub.Catalog) {
 		}
 	}
 	g.server.RemoveTools(stale(g.tools, keep)...)
+	listed := keep
+	g.listedTools.Store(&listed)
 
 	keep = map[string]bool{}
 	for _, p := range cat.Prompts {

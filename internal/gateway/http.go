@@ -82,7 +82,7 @@ func (g *Gateway) newMCPHandler(o HTTPOptions) http.Handler {
 		MaxRequestBodyBytes:   max(o.MaxBodyBytes, maxBody),
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, opts)
-	return g.byRevision(capSessions(g.server, o.MaxSessions, h), opts)
+	return g.byRevision(capSessions(g.server, o.MaxSessions, newRelay(g, h, opts)), opts)
 }
 
 // Status is the admin endpoint's answer.

@@ -1,0 +1,339 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// relay answers the hot request of a stateful Streamable HTTP session, a
+// tools/call of a forwarded tool, with a plain application/json response,
+// instead of handing it to go-sdk's handler. go-sdk decodes each request
+// three more times (envelope, _meta twice, params), each through a fresh
+// 32 KiB decoder, and answers on an SSE stream of its own; that work was
+// most of the face's cost per call (docs/guides/performance.md, "The
+// relay"). The call itself runs exactly as go-sdk would run it: weft's
+// receiving middleware, then forwardTool, with a CallToolRequest of the
+// same session; the response is encoded by go-sdk's jsonrpc package.
+//
+// A request is relayed only when nothing of it needs the request's own SSE
+// stream, and only for a session go-sdk has set up; everything else goes
+// to go-sdk unchanged (see take).
+type relay struct {
+	g    *Gateway
+	next http.Handler // go-sdk's stateful handler
+	cop  *http.CrossOriginProtection
+	// idle is go-sdk's session timeout. go-sdk does not see relayed
+	// requests, so a session's requests go to go-sdk at least every idle/4
+	// to keep it from idling out (see sdkDue).
+	idle time.Duration
+
+	mu       sync.Mutex
+	sessions map[string]*relaySession // by session id; guarded by mu
+}
+
+// relaySession is what the relay knows of one go-sdk session.
+type relaySession struct {
+	ss *mcp.ServerSession
+	// sdkSeen is when go-sdk last served a request of the session (unix
+	// nanoseconds); 0 until the relay has passed one on.
+	sdkSeen atomic.Int64
+
+	mu       sync.Mutex
+	inflight map[jsonrpc.ID]context.CancelFunc // relayed calls; guarded by mu
+}
+
+func newRelay(g *Gateway, next http.Handler, opts *mcp.StreamableHTTPOptions) *relay {
+	return &relay{g: g, next: next, cop: opts.CrossOriginProtection, idle: opts.SessionTimeout, sessions: map[string]*relaySession{}}
+}
+
+// envelope is the part of a JSON-RPC message the relay reads.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(sessionHeader)
+	if r.Method != http.MethodPost || id == "" {
+		rl.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var env envelope
+	if err != nil || len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &env) != nil {
+		rl.pass(w, r, id, nil)
+		return
+	}
+	s := rl.session(id, env.Method == "notifications/initialized")
+	if s == nil {
+		rl.next.ServeHTTP(w, r)
+		return
+	}
+	if env.Method == "notifications/cancelled" && len(env.ID) == 0 && s.cancel(env.Params) {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	call, jid, ok := rl.take(r, s, &env)
+	if !ok {
+		rl.pass(w, r, id, s)
+		return
+	}
+	rl.serve(w, r, s, call, jid)
+}
+
+// pass hands r to go-sdk and notes that go-sdk saw the session.
+func (rl *relay) pass(w http.ResponseWriter, r *http.Request, id string, s *relaySession) {
+	if s == nil {
+		rl.mu.Lock()
+		s = rl.sessions[id]
+		rl.mu.Unlock()
+	}
+	if s != nil {
+		s.sdkSeen.Store(time.Now().UnixNano())
+	}
+	rl.next.ServeHTTP(w, r)
+}
+
+// session is the relay's record of go-sdk's session id. A session is
+// recorded when its client says it is initialized (go-sdk answers no
+// other request before that), and forgotten when it ends.
+func (rl *relay) session(id string, initialized bool) *relaySession {
+	rl.mu.Lock()
+	s := rl.sessions[id]
+	rl.mu.Unlock()
+	if s != nil || !initialized {
+		return s
+	}
+	for ss := range rl.g.server.Sessions() {
+		if ss.ID() != id {
+			continue
+		}
+		s = &relaySession{ss: ss, inflight: map[jsonrpc.ID]context.CancelFunc{}}
+		rl.mu.Lock()
+		if old := rl.sessions[id]; old != nil {
+			rl.mu.Unlock()
+			return old
+		}
+		rl.sessions[id] = s
+		rl.mu.Unlock()
+		go rl.forget(id, ss) // ends with the session
+		return s
+	}
+	return nil
+}
+
+func (rl *relay) forget(id string, ss *mcp.ServerSession) {
+	_ = ss.Wait()
+	rl.mu.Lock()
+	delete(rl.sessions, id)
+	rl.mu.Unlock()
+}
+
+// callParams are the params of a tools/call the relay takes: a name and
+// arguments, nothing else.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// take reports whether the relay answers env itself, with the call to
+// make and the response's id. It leaves to go-sdk anything that needs the
+// request's SSE stream or go-sdk's own checks: a params _meta (a progress
+// token, 2026-07-28 fields, delegation), a session with a log level set
+// or whose client can be asked for sampling or elicitation, a tool the
+// face does not list (go-sdk and explainMissingTools answer those), a
+// header go-sdk would refuse, and a session go-sdk has not seen for idle/4.
+func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.CallToolRequest, jsonrpc.ID, bool) {
+	if env.Method != "tools/call" || env.JSONRPC != "2.0" || len(env.Params) == 0 || env.Params[0] != '{' {
+		return nil, jsonrpc.ID{}, false
+	}
+	jid, ok := relayID(env.ID)
+	if !ok || !rl.headersOK(r) || rl.sdkDue(s) {
+		return nil, jsonrpc.ID{}, false
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(env.Params, &keys) != nil || len(keys) > 2 || (len(keys) == 2 && keys["arguments"] == nil) {
+		return nil, jsonrpc.ID{}, false
+	}
+	var p callParams
+	if json.Unmarshal(env.Params, &p) != nil || p.Name == "" || !rl.g.forwarded(p.Name) {
+		return nil, jsonrpc.ID{}, false
+	}
+	if len(p.Arguments) > 0 && p.Arguments[0] != '{' {
+		return nil, jsonrpc.ID{}, false
+	}
+	ip := s.ss.InitializeParams()
+	if ip == nil || ip.ProtocolVersion >= newestVersion || rl.g.levels.get(s.ss) != "" {
+		return nil, jsonrpc.ID{}, false
+	}
+	if caps := ip.Capabilities; caps != nil && (caps.Sampling != nil || caps.Elicitation != nil) {
+		return nil, jsonrpc.ID{}, false
+	}
+	call := &mcp.CallToolRequest{
+		Session: s.ss,
+		Params:  &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments},
+		Extra:   &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
+	}
+	return call, jid, true
+}
+
+// relayID is the JSON-RPC id of a call as go-sdk would read it: a string
+// or an integer.
+func relayID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return jsonrpc.ID{}, false
+	}
+	switch v := v.(type) {
+	case string:
+		id, err := jsonrpc.MakeID(v)
+		return id, err == nil
+	case float64:
+		if v != float64(int64(v)) {
+			return jsonrpc.ID{}, false
+		}
+		id, err := jsonrpc.MakeID(v)
+		return id, err == nil
+	}
+	return jsonrpc.ID{}, false
+}
+
+// relayCall runs a relayed tools/call through the face's receiving
+// middleware in go-sdk's order (New adds them: the daemon's outermost,
+// then explainMissingTools and the log levels), ending in what go-sdk's
+// tools/call does for a forwarded tool.
+func (g *Gateway) relayCall(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+	return g.relayChain(ctx, method, req)
+}
+
+// buildRelayChain composes relayCall's handler once, in New.
+func (g *Gateway) buildRelayChain() {
+	h := mcp.MethodHandler(func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		res, err := g.forwardTool(ctx, req.(*mcp.CallToolRequest))
+		if err != nil || res == nil {
+			return nil, err
+		}
+		return nonNullContent(res), nil
+	})
+	h = g.levels.middleware(h)
+	h = g.explainMissingTools(h)
+	for _, m := range slices.Backward(g.opts.Middleware) {
+		h = m(h)
+	}
+	g.relayChain = h
+}
+
+// forwarded reports whether the face lists name as an upstream's tool.
+func (g *Gateway) forwarded(name string) bool {
+	set := g.listedTools.Load()
+	return set != nil && (*set)[name]
+}
+
+// headersOK holds the relay to what go-sdk accepts: a same-origin request
+// that accepts both response kinds, in a legacy revision the face speaks.
+func (rl *relay) headersOK(r *http.Request) bool {
+	if rl.cop != nil && rl.cop.Check(r) != nil {
+		return false
+	}
+	accept := strings.Join(r.Header.Values("Accept"), ",")
+	if !strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") {
+		return false
+	}
+	v := r.Header.Get("Mcp-Protocol-Version")
+	return v == "" || (v < newestVersion && slices.Contains(protocolVersions, v))
+}
+
+// sdkDue reports whether the session's request should go to go-sdk to
+// reset its idle timer.
+func (rl *relay) sdkDue(s *relaySession) bool {
+	seen := s.sdkSeen.Load()
+	if seen == 0 {
+		return true
+	}
+	return rl.idle > 0 && time.Since(time.Unix(0, seen)) > rl.idle/4
+}
+
+// serve makes the call through weft's receiving middleware and
+// forwardTool, as go-sdk would, and writes the JSON response.
+func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, call *mcp.CallToolRequest, jid jsonrpc.ID) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	s.track(jid, cancel)
+	defer s.untrack(jid)
+	res, err := rl.g.relayCall(ctx, "tools/call", call)
+	resp := &jsonrpc.Response{ID: jid}
+	if err != nil {
+		resp.Error = err
+	} else if resp.Result, err = json.Marshal(res); err != nil {
+		resp.Error = err
+	}
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		http.Error(w, "weft: cannot encode the response", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+// nonNullContent is what go-sdk's callTool does to a result: no content is
+// an empty list, never null.
+func nonNullContent(res mcp.Result) mcp.Result {
+	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.Content == nil {
+		r2 := *r
+		r2.Content = []mcp.Content{}
+		return &r2
+	}
+	return res
+}
+
+func (s *relaySession) track(key jsonrpc.ID, cancel context.CancelFunc) {
+	s.mu.Lock()
+	s.inflight[key] = cancel
+	s.mu.Unlock()
+}
+
+func (s *relaySession) untrack(key jsonrpc.ID) {
+	s.mu.Lock()
+	delete(s.inflight, key)
+	s.mu.Unlock()
+}
+
+// cancel ends the relayed call a notifications/cancelled names and reports
+// whether there was one; other cancellations are go-sdk's.
+func (s *relaySession) cancel(params json.RawMessage) bool {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	id, ok := relayID(p.RequestID)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	cancel := s.inflight[id]
+	s.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
