@@ -3,9 +3,9 @@
 // Completions (OpenAI, Ollama, vLLM, llama.cpp server, OpenRouter, …) and
 // the Anthropic Messages API. Both are spoken with net/http and
 // encoding/json rather than the providers' SDKs: weft sends one request
-// shape and reads one reply shape of each, and the two SDKs were two thirds
-// of weft's binary and of the memory every weft process maps at start
-// (docs/guides/performance.md, "Memory").
+// shape and reads one reply shape of each, and the two SDKs were 70 % of
+// weft's binary and 40 % of an idle weft's resident memory, which every
+// weft process paid at start (docs/guides/performance.md, "Memory").
 package llm
 
 import (
