@@ -17,12 +17,7 @@ import (
 // BenchmarkToolsList10k negotiates 2026-07-28, whose requests go-sdk's
 // stateless handler answers.
 func BenchmarkToolsList10kPinned(b *testing.B) {
-	ups := map[string]string{}
-	for i := range 10 {
-		name := fmt.Sprintf("h%d", i)
-		ups[name] = testutil.ServeHTTP(b, testutil.NewEchoServer(name, 1000))
-	}
-	cs, err := connectHTTPAs(context.Background(), gatewayURL(b, ups), clientPinned)
+	cs, err := connectHTTPAs(context.Background(), gatewayURL(b, upstreams10k(b)), clientPinned)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,4 +29,15 @@ func BenchmarkToolsList10kPinned(b *testing.B) {
 			b.Fatalf("listed %d tools: %v", n, err)
 		}
 	}
+}
+
+// upstreams10k serves the listing benchmarks' upstreams: 10 go-sdk echo
+// servers of 1,000 tools each, h0 … h9, by name.
+func upstreams10k(b *testing.B) map[string]string {
+	ups := map[string]string{}
+	for i := range 10 {
+		name := fmt.Sprintf("h%d", i)
+		ups[name] = testutil.ServeHTTP(b, testutil.NewEchoServer(name, 1000))
+	}
+	return ups
 }
