@@ -11,8 +11,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
@@ -144,7 +146,7 @@ func (c *listClient) walk(meta bool) []listPage {
 // (1,500 tools) and beta (600), listing every tool the view lists. It
 // returns the hub's servers, and a spare server "an" (3 tools, named
 // between alpha's and beta's) a test may add.
-func listedFace(t *testing.T, view *agentview.View) (*hub.Hub, map[string]*config.Server, *config.Server, string) {
+func listedFace(t *testing.T, view *agentview.View, mw ...mcp.Middleware) (*hub.Hub, map[string]*config.Server, *config.Server, string) {
 	t.Helper()
 	h := hub.New(hub.Options{Reserved: BuiltinNames, MaxTools: 1 << 20})
 	servers := map[string]*config.Server{}
@@ -155,7 +157,7 @@ func listedFace(t *testing.T, view *agentview.View) (*hub.Hub, map[string]*confi
 	if res := h.Apply(context.Background(), servers); len(res.Failed) > 0 {
 		t.Fatalf("apply: %v", res.Failed)
 	}
-	g := New(h, Options{Version: "test", View: view})
+	g := New(h, Options{Version: "test", View: view, Middleware: mw})
 	srv := httptest.NewServer(g.Handler())
 	t.Cleanup(func() {
 		srv.Close()
@@ -249,5 +251,28 @@ func TestRelayListAfterACatalogChange(t *testing.T) {
 	}
 	if want := 2103 + len(BuiltinNames); n != want {
 		t.Fatalf("the new catalog lists %d tools, want %d", n, want)
+	}
+}
+
+// A kept page is answered through the face's receiving middleware (the
+// daemon's tracing and users), as go-sdk's answer is.
+func TestRelayListRunsTheMiddleware(t *testing.T) {
+	var lists atomic.Int32
+	count := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	}
+	_, _, _, url := listedFace(t, nil, count)
+	c := newListClient(t, url)
+	n := len(c.walk(false)) + len(c.walk(false))
+	if last := c.page("", false); last.kind != "application/json" {
+		t.Fatalf("a kept page was answered as %s", last.kind)
+	}
+	if got := int(lists.Load()); got != n+1 {
+		t.Fatalf("the middleware saw %d lists, want %d", got, n+1)
 	}
 }
