@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -250,8 +249,7 @@ func (rl *relay) headersOK(r *http.Request) bool {
 	if rl.cop != nil && rl.cop.Check(r) != nil {
 		return false
 	}
-	accept := strings.Join(r.Header.Values("Accept"), ",")
-	if !strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") {
+	if !acceptsBoth(r) {
 		return false
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")
