@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -25,15 +26,18 @@ import (
 //
 // The call's CallToolRequest has no Session: nil marks a stateless request
 // the relay answers. weft reads what the request says of its client from
-// its _meta (ServerRequest.ClientInfo and friends read it there first), and
-// treats it as go-sdk's temporary session would be treated: a stateless
-// HTTP caller (callerOfCall), whose calls are parked while an upstream asks
-// for input (peerFor, inRevision), to which no notification can be sent
+// its _meta (ServerRequest.ClientInfo and friends read it there first; the
+// capabilities the relay has read already, see relaymeta.go), and treats
+// it as go-sdk's temporary session would be treated: a stateless HTTP
+// caller (callerOfCall), whose calls are parked while an upstream asks for
+// input (peerFor, inRevision), to which no notification can be sent
 // (sessionPeer.target).
 type statelessRelay struct {
 	g    *Gateway
 	next http.Handler // go-sdk's stateless handler
 	cop  *http.CrossOriginProtection
+	// clients remembers what the _meta of recent requests said.
+	clients clientMetas
 	// localhostCheck is go-sdk's DNS-rebinding check of a request to a
 	// loopback address, on unless the options turn it off.
 	localhostCheck bool
@@ -73,49 +77,38 @@ var metaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilitie
 // resumes the parked call), of a tool the face lists whose schema binds no
 // argument to a header, whose _meta go-sdk would accept for the revision
 // the headers name.
-func (sr *statelessRelay) take(r *http.Request, body []byte) (*mcp.CallToolRequest, jsonrpc.ID, bool) {
+func (sr *statelessRelay) take(r *http.Request, body []byte) (relayedCall, jsonrpc.ID, bool) {
 	var env map[string]json.RawMessage
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &env) != nil || len(env) != 4 ||
 		string(env["jsonrpc"]) != `"2.0"` || string(env["method"]) != `"tools/call"` || !objectOf(env["params"]) {
-		return nil, jsonrpc.ID{}, false
+		return relayedCall{}, jsonrpc.ID{}, false
 	}
 	jid, ok := relayID(env["id"])
 	if !ok {
-		return nil, jsonrpc.ID{}, false
+		return relayedCall{}, jsonrpc.ID{}, false
 	}
 	var keys map[string]json.RawMessage
 	if json.Unmarshal(env["params"], &keys) != nil || !onlyKeys(keys, "name", "arguments", "_meta") {
-		return nil, jsonrpc.ID{}, false
+		return relayedCall{}, jsonrpc.ID{}, false
 	}
 	var name string
 	if json.Unmarshal(keys["name"], &name) != nil || name == "" || name != r.Header.Get("Mcp-Name") ||
 		!sr.g.forwarded(name) || sr.g.bindsHeaders(name) {
-		return nil, jsonrpc.ID{}, false
+		return relayedCall{}, jsonrpc.ID{}, false
 	}
 	args, hasArgs := keys["arguments"]
 	if hasArgs && !objectOf(args) && string(args) != "null" { // go-sdk's client sends null for none
-		return nil, jsonrpc.ID{}, false
+		return relayedCall{}, jsonrpc.ID{}, false
 	}
-	var meta mcp.Meta
-	if !objectOf(keys["_meta"]) || json.Unmarshal(keys["_meta"], &meta) != nil || !onlyKeys(meta, metaKeys...) {
-		return nil, jsonrpc.ID{}, false
-	}
-	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v != r.Header.Get("Mcp-Protocol-Version") {
-		return nil, jsonrpc.ID{}, false
+	who, ok := sr.clients.read(keys["_meta"])
+	if !ok || who.version != r.Header.Get("Mcp-Protocol-Version") {
+		return relayedCall{}, jsonrpc.ID{}, false
 	}
 	call := &mcp.CallToolRequest{
-		Params: &mcp.CallToolParamsRaw{Meta: meta, Name: name, Arguments: args},
+		Params: &mcp.CallToolParamsRaw{Meta: who.meta(), Name: name, Arguments: args},
 		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
 	}
-	// go-sdk refuses capabilities it cannot read, and client info that is
-	// there but unreadable; with no session, these read only _meta.
-	if call.ClientCapabilities() == nil {
-		return nil, jsonrpc.ID{}, false
-	}
-	if _, named := meta[mcp.MetaKeyClientInfo]; named && call.ClientInfo() == nil {
-		return nil, jsonrpc.ID{}, false
-	}
-	return call, jid, true
+	return relayedCall{req: call, caps: who.caps}, jid, true
 }
 
 // objectOf reports whether raw is a JSON object.
@@ -174,10 +167,11 @@ func isLoopbackAddr(hostport string) bool {
 // serve makes the call and writes the result as go-sdk's stateless
 // handler would: after its tools/call (callTool) and its handling of a
 // 2026-07-28 request (a result type and the server's info in _meta).
-func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, call *mcp.CallToolRequest, jid jsonrpc.ID) {
+func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, call relayedCall, jid jsonrpc.ID) {
 	// The request's context ends when the client closes the POST, which
 	// ends the call, as go-sdk's PropagateRequestCancellation does.
-	res, err := sr.g.relayCall(r.Context(), "tools/call", call)
+	ctx := context.WithValue(r.Context(), relayedKey{}, call)
+	res, err := sr.g.relayCall(ctx, "tools/call", call.req)
 	resp := &jsonrpc.Response{ID: jid}
 	if err != nil {
 		resp.Error = err

@@ -229,6 +229,8 @@ func TestStatelessRelayAnswersAsGoSDK(t *testing.T) {
 		{name: "input required", body: call("alpha__elicit", `,"arguments":{}`), tool: "alpha__elicit", relayed: true},
 		{name: "no capabilities", tool: "alpha__echo",
 			body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"alpha__echo"}}`},
+		{name: "unreadable capabilities", tool: "alpha__echo",
+			body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":5}},"name":"alpha__echo"}}`},
 		{name: "bad client info", tool: "alpha__echo",
 			body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"x"},"name":"alpha__echo"}}`},
 		{name: "no _meta", tool: "alpha__echo", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"alpha__echo"}}`},

@@ -38,7 +38,7 @@ func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, met
 func (g *Gateway) relayedTool(h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p := req.Params
-		return inRevision(ctx, g, g.peerFor(req.Session, req), p.RequestState, p.InputResponses,
+		return inRevision(ctx, g, g.peerFor(req.Session, callInfo(ctx, req)), p.RequestState, p.InputResponses,
 			func(ctx context.Context, _ sessionPeer) (*mcp.CallToolResult, error) { return h(ctx, req) },
 			func(ask *inputRequest) *mcp.CallToolResult {
 				return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}
