@@ -172,11 +172,20 @@ func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, call rel
 	// ends the call, as go-sdk's PropagateRequestCancellation does.
 	ctx := context.WithValue(r.Context(), relayedKey{}, call)
 	res, err := sr.g.relayCall(ctx, "tools/call", call.req)
-	resp := &jsonrpc.Response{ID: jid}
+	var result json.RawMessage
+	if err == nil {
+		result, err = sr.g.statelessResult(res)
+	}
+	writeJSONResponse(w, jid, result, err)
+}
+
+// writeJSONResponse writes a relayed call's answer, its result or err, as
+// one application/json body framed by go-sdk's jsonrpc package (which
+// gives an error go-sdk's code).
+func writeJSONResponse(w http.ResponseWriter, jid jsonrpc.ID, result json.RawMessage, err error) {
+	resp := &jsonrpc.Response{ID: jid, Result: result}
 	if err != nil {
-		resp.Error = err
-	} else if resp.Result, err = sr.g.statelessResult(res); err != nil {
-		resp.Error = err
+		resp = &jsonrpc.Response{ID: jid, Error: err}
 	}
 	data, err := jsonrpc.EncodeMessage(resp)
 	if err != nil {
