@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -260,8 +259,7 @@ func (rl *relay) headersOK(r *http.Request) bool {
 	if rl.cop != nil && rl.cop.Check(r) != nil {
 		return false
 	}
-	accept := strings.Join(r.Header.Values("Accept"), ",")
-	if !strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") {
+	if !acceptsBoth(r) {
 		return false
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")
@@ -286,20 +284,11 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 	s.track(jid, cancel)
 	defer s.untrack(jid)
 	res, err := rl.g.relayCall(ctx, "tools/call", call)
-	resp := &jsonrpc.Response{ID: jid}
-	if err != nil {
-		resp.Error = err
-	} else if resp.Result, err = json.Marshal(res); err != nil {
-		resp.Error = err
+	var result json.RawMessage
+	if err == nil {
+		result, err = json.Marshal(res)
 	}
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		http.Error(w, "weft: cannot encode the response", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(data)
+	writeJSONResponse(w, jid, result, err)
 }
 
 // nonNullContent is what go-sdk's callTool does to a result: no content is
