@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -281,7 +282,12 @@ func (rl *relay) sdkDue(s *relaySession) bool {
 func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, call *mcp.CallToolRequest, jid jsonrpc.ID) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	s.track(jid, cancel)
+	if !s.track(jid, cancel) {
+		// go-sdk's answer to a call whose id is in flight on the session.
+		writeJSONError(w, http.StatusBadRequest, jid, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("duplicate in-flight request ID %v", jid.Raw())})
+		return
+	}
 	defer s.untrack(jid)
 	res, err := rl.g.relayCall(ctx, "tools/call", call)
 	var result json.RawMessage
@@ -302,10 +308,16 @@ func nonNullContent(res mcp.Result) mcp.Result {
 	return res
 }
 
-func (s *relaySession) track(key jsonrpc.ID, cancel context.CancelFunc) {
+// track records a relayed call's cancel under its id; it reports false,
+// recording nothing, when a relayed call of that id is in flight.
+func (s *relaySession) track(key jsonrpc.ID, cancel context.CancelFunc) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.inflight[key]; dup {
+		return false
+	}
 	s.inflight[key] = cancel
-	s.mu.Unlock()
+	return true
 }
 
 func (s *relaySession) untrack(key jsonrpc.ID) {

@@ -187,13 +187,23 @@ func writeJSONResponse(w http.ResponseWriter, jid jsonrpc.ID, result json.RawMes
 	if err != nil {
 		resp = &jsonrpc.Response{ID: jid, Error: err}
 	}
+	writeJSONMessage(w, http.StatusOK, resp)
+}
+
+// writeJSONError answers a request go-sdk would refuse with status and a
+// JSON-RPC error, as go-sdk does.
+func writeJSONError(w http.ResponseWriter, status int, jid jsonrpc.ID, err *jsonrpc.Error) {
+	writeJSONMessage(w, status, &jsonrpc.Response{ID: jid, Error: err})
+}
+
+func writeJSONMessage(w http.ResponseWriter, status int, resp *jsonrpc.Response) {
 	data, err := jsonrpc.EncodeMessage(resp)
 	if err != nil {
 		http.Error(w, "weft: cannot encode the response", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
 

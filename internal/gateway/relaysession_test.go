@@ -1,0 +1,130 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/testutil"
+)
+
+// rawFace serves a face with opts and o and the HTTP upstream "alpha",
+// for tests that speak Streamable HTTP by hand.
+func rawFace(t *testing.T, opts Options, o HTTPOptions) string {
+	t.Helper()
+	up := testutil.ServeHTTP(t, testutil.NewServer(testutil.ServerOptions{Name: "alpha"}))
+	opts.Version = "test"
+	g, addr, _ := serveFaceOf(t, opts, o)
+	if res := g.hub.Apply(context.Background(), map[string]*config.Server{
+		"alpha": {Name: "alpha", Type: config.TransportHTTP, Target: up},
+	}); len(res.Failed) > 0 {
+		t.Fatalf("apply: %v", res.Failed)
+	}
+	return addr
+}
+
+// rawPost sends body to the face's endpoint as the session sid ("" for
+// none) with the bearer token (if any) and the headers a legacy client
+// sends, plus extra; it returns the response with its body read.
+func rawPost(t *testing.T, addr, sid, token, body string, extra ...string) (*http.Response, string) {
+	t.Helper()
+	resp, data, err := rawDo(addr, sid, token, body, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
+}
+
+// rawDo is rawPost for a goroutine, returning the error.
+func rawDo(addr, sid, token, body string, extra ...string) (*http.Response, string, error) {
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+Endpoint, strings.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set(sessionHeader, sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		req.Header.Set(extra[i], extra[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	return resp, string(data), err
+}
+
+// rawSession opens an initialized 2025-11-25 session with token.
+func rawSession(t *testing.T, addr, token string) string {
+	t.Helper()
+	resp, body := rawPost(t, addr, "", token, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	sid := resp.Header.Get(sessionHeader)
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := rawPost(t, addr, sid, token, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", resp.StatusCode, body)
+	}
+	return sid
+}
+
+const rawEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"alpha__echo","arguments":{"text":"hi"}}}`
+
+// TestRelayRefusesADuplicateInFlightID: go-sdk refuses a call whose id is
+// in flight on the session (400, invalid request); the relay must too, and
+// a cancellation still reaches the first call.
+func TestRelayRefusesADuplicateInFlightID(t *testing.T) {
+	started := make(chan struct{}, 1)
+	mw := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				started <- struct{}{}
+			}
+			return next(ctx, method, req)
+		}
+	}
+	addr := rawFace(t, Options{Middleware: []mcp.Middleware{mw}}, HTTPOptions{})
+	sid := rawSession(t, addr, "")
+	first := make(chan string, 1)
+	go func() {
+		_, body, err := rawDo(addr, sid, "", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"alpha__sleep","arguments":{"ms":60000}}}`)
+		if err != nil {
+			body = err.Error()
+		}
+		first <- body
+	}()
+	<-started
+	resp, body := rawPost(t, addr, sid, "", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"alpha__echo","arguments":{"text":"again"}}}`)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "duplicate in-flight request ID") || strings.Contains(body, "alpha:again") {
+		t.Fatalf("a second call with id 7 in flight: %d %s, want 400 duplicate", resp.StatusCode, body)
+	}
+	select {
+	case <-started:
+		t.Fatal("the duplicate call was made")
+	default:
+	}
+	if resp, body := rawPost(t, addr, sid, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("cancel: %d %s", resp.StatusCode, body)
+	}
+	select {
+	case body := <-first:
+		if strings.Contains(body, "slept") {
+			t.Fatalf("the cancelled call finished: %s", body)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancellation did not reach the first call")
+	}
+}
