@@ -255,12 +255,13 @@ func (g *Gateway) forwarded(name string) bool {
 }
 
 // headersOK holds the relay to what go-sdk accepts: a same-origin request
-// that accepts both response kinds, in a legacy revision the face speaks.
+// that accepts both response kinds, in a legacy revision the face speaks;
+// no Last-Event-ID, which go-sdk refuses on a POST.
 func (rl *relay) headersOK(r *http.Request) bool {
 	if rl.cop != nil && rl.cop.Check(r) != nil {
 		return false
 	}
-	if !acceptsBoth(r) {
+	if !acceptsBoth(r) || r.Header.Get("Last-Event-ID") != "" {
 		return false
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")

@@ -128,3 +128,15 @@ func TestRelayRefusesADuplicateInFlightID(t *testing.T) {
 		t.Fatal("the cancellation did not reach the first call")
 	}
 }
+
+// TestRelayRefusesLastEventIDOnAPost: go-sdk refuses a POST carrying
+// Last-Event-ID (400); so must the relay.
+func TestRelayRefusesLastEventIDOnAPost(t *testing.T) {
+	addr := rawFace(t, Options{}, HTTPOptions{})
+	sid := rawSession(t, addr, "")
+	for range 2 {
+		if resp, body := rawPost(t, addr, sid, "", rawEcho, "Last-Event-ID", "x_1"); resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("a call with Last-Event-ID: %d %s, want 400", resp.StatusCode, body)
+		}
+	}
+}
