@@ -34,6 +34,8 @@ type relay struct {
 	g    *Gateway
 	next http.Handler // go-sdk's stateful handler
 	cop  *http.CrossOriginProtection
+	// localhostCheck is go-sdk's DNS-rebinding check (see rebound).
+	localhostCheck bool
 	// idle is go-sdk's session timeout. go-sdk does not see relayed
 	// requests, so a session's requests go to go-sdk at least every idle/4
 	// to keep it from idling out (see sdkDue).
@@ -55,7 +57,8 @@ type relaySession struct {
 }
 
 func newRelay(g *Gateway, next http.Handler, opts *mcp.StreamableHTTPOptions) *relay {
-	return &relay{g: g, next: next, cop: opts.CrossOriginProtection, idle: opts.SessionTimeout, sessions: map[string]*relaySession{}}
+	return &relay{g: g, next: next, cop: opts.CrossOriginProtection, localhostCheck: !opts.DisableLocalhostProtection,
+		idle: opts.SessionTimeout, sessions: map[string]*relaySession{}}
 }
 
 // envelope is the part of a JSON-RPC message the relay reads.
@@ -84,7 +87,7 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rl.next.ServeHTTP(w, r)
 		return
 	}
-	if env.Method == "notifications/cancelled" && len(env.ID) == 0 && s.cancel(env.Params) {
+	if env.Method == "notifications/cancelled" && len(env.ID) == 0 && rl.headersOK(r) && s.cancel(env.Params) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -256,8 +259,11 @@ func (g *Gateway) forwarded(name string) bool {
 
 // headersOK holds the relay to what go-sdk accepts: a same-origin request
 // that accepts both response kinds, in a legacy revision the face speaks;
-// no Last-Event-ID, which go-sdk refuses on a POST.
+// no Last-Event-ID, which go-sdk refuses on a POST, and no rebound Host.
 func (rl *relay) headersOK(r *http.Request) bool {
+	if rl.localhostCheck && rebound(r) {
+		return false
+	}
 	if rl.cop != nil && rl.cop.Check(r) != nil {
 		return false
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/weft-dev/weft/internal/hub"
 	"github.com/weft-dev/weft/internal/testutil"
 )
 
@@ -19,7 +21,13 @@ func rawFace(t *testing.T, opts Options, o HTTPOptions) string {
 	t.Helper()
 	up := testutil.ServeHTTP(t, testutil.NewServer(testutil.ServerOptions{Name: "alpha"}))
 	opts.Version = "test"
-	g, addr, _ := serveFaceOf(t, opts, o)
+	var g *Gateway
+	var addr string
+	if o.Listen == "" {
+		g, addr, _ = serveFaceOf(t, opts, o)
+	} else {
+		g, addr = serveFaceAt(t, opts, o)
+	}
 	if res := g.hub.Apply(context.Background(), map[string]*config.Server{
 		"alpha": {Name: "alpha", Type: config.TransportHTTP, Target: up},
 	}); len(res.Failed) > 0 {
@@ -56,6 +64,10 @@ func rawDo(addr, sid, token, body string, extra ...string) (*http.Response, stri
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
+		if extra[i] == "Host" {
+			req.Host = extra[i+1]
+			continue
+		}
 		req.Header.Set(extra[i], extra[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -81,7 +93,12 @@ func rawSession(t *testing.T, addr, token string) string {
 	return sid
 }
 
-const rawEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"alpha__echo","arguments":{"text":"hi"}}}`
+// Requests the relay answers itself once go-sdk has seen the session.
+const (
+	rawEcho   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"alpha__echo","arguments":{"text":"hi"}}}`
+	rawList   = `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`
+	rawCancel = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`
+)
 
 // TestRelayRefusesADuplicateInFlightID: go-sdk refuses a call whose id is
 // in flight on the session (400, invalid request); the relay must too, and
@@ -137,6 +154,40 @@ func TestRelayRefusesLastEventIDOnAPost(t *testing.T) {
 	for range 2 {
 		if resp, body := rawPost(t, addr, sid, "", rawEcho, "Last-Event-ID", "x_1"); resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("a call with Last-Event-ID: %d %s, want 400", resp.StatusCode, body)
+		}
+	}
+}
+
+// serveFaceAt is serveFaceOf for a face that believes it is bound to
+// o.Listen while it listens on a loopback port.
+func serveFaceAt(t *testing.T, opts Options, o HTTPOptions) (*Gateway, string) {
+	t.Helper()
+	h := hub.New(hub.Options{Reserved: BuiltinNames})
+	g := New(h, opts)
+	srv := httptest.NewServer(g.HandlerWith(o))
+	t.Cleanup(func() {
+		srv.Close()
+		for ss := range g.server.Sessions() {
+			_ = ss.Close()
+		}
+		h.Close(context.Background())
+	})
+	return g, srv.Listener.Addr().String()
+}
+
+// TestRelayRefusesAReboundHost: go-sdk refuses a request that reached a
+// loopback address naming a host that is not loopback (DNS rebinding,
+// 403), which weft's own guard lets through when bound to every
+// interface; so must the relay.
+func TestRelayRefusesAReboundHost(t *testing.T) {
+	addr := rawFace(t, Options{}, HTTPOptions{Listen: "0.0.0.0:7000", Token: "tok"})
+	sid := rawSession(t, addr, "tok")
+	if resp, body := rawPost(t, addr, sid, "tok", rawEcho); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a call naming the loopback address: %d %s", resp.StatusCode, body)
+	}
+	for _, body := range []string{rawEcho, rawEcho, rawList, rawList, rawCancel} {
+		if resp, got := rawPost(t, addr, sid, "tok", body, "Host", "10.9.8.7:7000"); resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("%s naming another host: %d %s, want 403", body, resp.StatusCode, got)
 		}
 	}
 }
