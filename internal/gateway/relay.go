@@ -48,6 +48,8 @@ type relay struct {
 // relaySession is what the relay knows of one go-sdk session.
 type relaySession struct {
 	ss *mcp.ServerSession
+	// user is the user of the token go-sdk accepted for the session.
+	user string
 	// sdkSeen is when go-sdk last served a request of the session (unix
 	// nanoseconds); 0 until the relay has passed one on.
 	sdkSeen atomic.Int64
@@ -82,8 +84,12 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rl.pass(w, r, id, nil)
 		return
 	}
-	s := rl.session(id, env.Method == "notifications/initialized")
-	if s == nil {
+	s := rl.session(id)
+	if s == nil && env.Method == "notifications/initialized" {
+		rl.initialized(w, r, id)
+		return
+	}
+	if s == nil || s.user != userOf(r) { // another user's: go-sdk refuses it
 		rl.next.ServeHTTP(w, r)
 		return
 	}
@@ -115,32 +121,48 @@ func (rl *relay) pass(w http.ResponseWriter, r *http.Request, id string, s *rela
 	rl.next.ServeHTTP(w, r)
 }
 
-// session is the relay's record of go-sdk's session id. A session is
-// recorded when its client says it is initialized (go-sdk answers no
-// other request before that), and forgotten when it ends.
-func (rl *relay) session(id string, initialized bool) *relaySession {
+// session is the relay's record of go-sdk's session id, or nil.
+func (rl *relay) session(id string) *relaySession {
 	rl.mu.Lock()
-	s := rl.sessions[id]
-	rl.mu.Unlock()
-	if s != nil || !initialized {
-		return s
+	defer rl.mu.Unlock()
+	return rl.sessions[id]
+}
+
+// initialized passes a client's notifications/initialized to go-sdk and,
+// when go-sdk accepts it, records the session (go-sdk answers no other
+// request before it) with the user whose token go-sdk accepted: go-sdk
+// refuses a session to any other user, so the relay leaves their requests
+// to it. It forgets the session when the session ends.
+func (rl *relay) initialized(w http.ResponseWriter, r *http.Request, id string) {
+	cw := &pageCapture{ResponseWriter: w}
+	rl.next.ServeHTTP(cw, r)
+	if cw.code != http.StatusAccepted {
+		return
 	}
 	for ss := range rl.g.server.Sessions() {
 		if ss.ID() != id {
 			continue
 		}
-		s = &relaySession{ss: ss, inflight: map[jsonrpc.ID]context.CancelFunc{}}
+		s := &relaySession{ss: ss, user: userOf(r), inflight: map[jsonrpc.ID]context.CancelFunc{}}
+		s.sdkSeen.Store(time.Now().UnixNano())
 		rl.mu.Lock()
-		if old := rl.sessions[id]; old != nil {
+		if rl.sessions[id] != nil {
 			rl.mu.Unlock()
-			return old
+			return
 		}
 		rl.sessions[id] = s
 		rl.mu.Unlock()
 		go rl.forget(id, ss) // ends with the session
-		return s
+		return
 	}
-	return nil
+}
+
+// userOf is the user of r's verified token, as go-sdk reads it.
+func userOf(r *http.Request) string {
+	if info := auth.TokenInfoFromContext(r.Context()); info != nil {
+		return info.UserID
+	}
+	return ""
 }
 
 func (rl *relay) forget(id string, ss *mcp.ServerSession) {

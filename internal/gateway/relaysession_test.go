@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 	"github.com/weft-dev/weft/internal/hub"
@@ -188,6 +189,32 @@ func TestRelayRefusesAReboundHost(t *testing.T) {
 	for _, body := range []string{rawEcho, rawEcho, rawList, rawList, rawCancel} {
 		if resp, got := rawPost(t, addr, sid, "tok", body, "Host", "10.9.8.7:7000"); resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("%s naming another host: %d %s, want 403", body, resp.StatusCode, got)
+		}
+	}
+}
+
+// usersAuth is a face auth whose bearer token is the user's name.
+func usersAuth(next http.Handler) http.Handler {
+	return auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}, nil)(next)
+}
+
+// TestRelayRefusesAnotherUsersSession: go-sdk binds a session to the user
+// whose token opened it and refuses it to any other (403); the relay must
+// not answer another user's request of it, whether a call, a list or a
+// cancellation.
+func TestRelayRefusesAnotherUsersSession(t *testing.T) {
+	addr := rawFace(t, Options{}, HTTPOptions{Auth: usersAuth})
+	sid := rawSession(t, addr, "alice")
+	if resp, body := rawPost(t, addr, sid, "alice", rawEcho); resp.StatusCode != http.StatusOK || !strings.Contains(body, "alpha:hi") {
+		t.Fatalf("alice's own call: %d %s", resp.StatusCode, body)
+	}
+	for _, body := range []string{rawEcho, rawList, rawCancel} {
+		for range 2 { // the second would be answered from a kept page
+			if resp, got := rawPost(t, addr, sid, "bob", body); resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("bob's %s in alice's session: %d %s, want 403", body, resp.StatusCode, got)
+			}
 		}
 	}
 }
