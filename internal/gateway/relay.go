@@ -56,6 +56,12 @@ type relaySession struct {
 
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]context.CancelFunc // relayed calls; guarded by mu
+	// calls counts the relayed calls in flight, watch keeps go-sdk's idle
+	// timer off while there are any (relayidle.go), and closed is set when
+	// the session ends; guarded by mu.
+	calls  int
+	watch  *time.Timer
+	closed bool
 }
 
 func newRelay(g *Gateway, next http.Handler, opts *mcp.StreamableHTTPOptions) *relay {
@@ -152,7 +158,7 @@ func (rl *relay) initialized(w http.ResponseWriter, r *http.Request, id string) 
 		}
 		rl.sessions[id] = s
 		rl.mu.Unlock()
-		go rl.forget(id, ss) // ends with the session
+		go rl.forget(id, s) // ends with the session
 		return
 	}
 }
@@ -165,11 +171,18 @@ func userOf(r *http.Request) string {
 	return ""
 }
 
-func (rl *relay) forget(id string, ss *mcp.ServerSession) {
-	_ = ss.Wait()
+func (rl *relay) forget(id string, s *relaySession) {
+	_ = s.ss.Wait()
 	rl.mu.Lock()
 	delete(rl.sessions, id)
 	rl.mu.Unlock()
+	s.mu.Lock()
+	s.closed = true
+	if s.watch != nil {
+		s.watch.Stop()
+		s.watch = nil
+	}
+	s.mu.Unlock()
 }
 
 // callParams are the params of a tools/call the relay takes: a name and
@@ -318,6 +331,8 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 		return
 	}
 	defer s.untrack(jid)
+	rl.busy(s, r)
+	defer rl.done(s)
 	res, err := rl.g.relayCall(ctx, "tools/call", call)
 	var result json.RawMessage
 	if err == nil {

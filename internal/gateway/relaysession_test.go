@@ -218,3 +218,18 @@ func TestRelayRefusesAnotherUsersSession(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayedCallKeepsItsSessionAlive: go-sdk does not idle out a session
+// while one of its calls runs; nor may a relayed call, which go-sdk does
+// not see, let it.
+func TestRelayedCallKeepsItsSessionAlive(t *testing.T) {
+	addr := rawFace(t, Options{}, HTTPOptions{SessionIdleTimeout: 400 * time.Millisecond})
+	sid := rawSession(t, addr, "")
+	resp, body := rawPost(t, addr, sid, "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"alpha__sleep","arguments":{"ms":1500}}}`)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "slept") {
+		t.Fatalf("a call longer than the idle timeout: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := rawPost(t, addr, sid, "", rawEcho); resp.StatusCode != http.StatusOK || !strings.Contains(body, "alpha:hi") {
+		t.Fatalf("the session after a long call: %d %s, want it alive", resp.StatusCode, body)
+	}
+}
