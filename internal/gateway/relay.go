@@ -182,6 +182,9 @@ func (rl *relay) forget(id string, s *relaySession) {
 		s.watch.Stop()
 		s.watch = nil
 	}
+	for _, cancel := range s.inflight { // as go-sdk cancels its calls
+		cancel()
+	}
 	s.mu.Unlock()
 }
 
@@ -324,7 +327,11 @@ func (rl *relay) sdkDue(s *relaySession) bool {
 func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, call *mcp.CallToolRequest, jid jsonrpc.ID) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	if !s.track(jid, cancel) {
+	switch tracked, closed := s.track(jid, cancel); {
+	case closed: // go-sdk answers the request of an ended session
+		rl.next.ServeHTTP(w, r)
+		return
+	case !tracked:
 		// go-sdk's answer to a call whose id is in flight on the session.
 		writeJSONError(w, http.StatusBadRequest, jid, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("duplicate in-flight request ID %v", jid.Raw())})
@@ -334,6 +341,12 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 	rl.busy(s, r)
 	defer rl.done(s)
 	res, err := rl.g.relayCall(ctx, "tools/call", call)
+	if ctx.Err() != nil && s.ended() {
+		// go-sdk cancels a session's calls when it ends; the spec answers
+		// an ended session's request with 404.
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	}
 	var result json.RawMessage
 	if err == nil {
 		result, err = json.Marshal(res)
@@ -352,16 +365,26 @@ func nonNullContent(res mcp.Result) mcp.Result {
 	return res
 }
 
-// track records a relayed call's cancel under its id; it reports false,
-// recording nothing, when a relayed call of that id is in flight.
-func (s *relaySession) track(key jsonrpc.ID, cancel context.CancelFunc) bool {
+// track records a relayed call's cancel under its id; it records nothing
+// when a relayed call of that id is in flight, or the session has ended.
+func (s *relaySession) track(key jsonrpc.ID, cancel context.CancelFunc) (tracked, closed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return false, true
+	}
 	if _, dup := s.inflight[key]; dup {
-		return false
+		return false, false
 	}
 	s.inflight[key] = cancel
-	return true
+	return true, false
+}
+
+// ended reports whether the session has ended.
+func (s *relaySession) ended() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 func (s *relaySession) untrack(key jsonrpc.ID) {

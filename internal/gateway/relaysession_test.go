@@ -233,3 +233,55 @@ func TestRelayedCallKeepsItsSessionAlive(t *testing.T) {
 		t.Fatalf("the session after a long call: %d %s, want it alive", resp.StatusCode, body)
 	}
 }
+
+// TestClosingASessionEndsItsRelayedCalls: go-sdk cancels a session's calls
+// when the session ends (here by DELETE); so must the relay, whose call's
+// POST then gets the answer the spec gives an ended session's request.
+func TestClosingASessionEndsItsRelayedCalls(t *testing.T) {
+	started := make(chan struct{}, 1)
+	mw := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				started <- struct{}{}
+			}
+			return next(ctx, method, req)
+		}
+	}
+	addr := rawFace(t, Options{Middleware: []mcp.Middleware{mw}}, HTTPOptions{})
+	sid := rawSession(t, addr, "")
+	type answer struct {
+		code int
+		body string
+	}
+	call := make(chan answer, 1)
+	go func() {
+		resp, body, err := rawDo(addr, sid, "", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"alpha__sleep","arguments":{"ms":60000}}}`)
+		if err != nil {
+			call <- answer{0, err.Error()}
+			return
+		}
+		call <- answer{resp.StatusCode, body}
+	}()
+	<-started
+	req, err := http.NewRequest(http.MethodDelete, "http://"+addr+Endpoint, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(sessionHeader, sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	select {
+	case a := <-call:
+		if a.code != http.StatusNotFound {
+			t.Fatalf("the call of a closed session was answered %d %s, want 404", a.code, a.body)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call went on after its session was closed")
+	}
+}
