@@ -44,7 +44,7 @@ type listPages struct {
 	mu    sync.Mutex
 	at    uint64            // the generation of pages; guarded by mu
 	pages map[string][]byte // results by cursor; guarded by mu
-	size  int               // bytes in pages; guarded by mu
+	size  int               // bytes in pages, cursors and results; guarded by mu
 
 	chainOnce sync.Once
 	chain     mcp.MethodHandler // the face's receiving middleware around a kept page
@@ -80,11 +80,12 @@ func (p *listPages) put(at uint64, cursor string, result []byte) {
 	if p.at != at || p.pages == nil {
 		p.at, p.pages, p.size = at, map[string][]byte{}, 0
 	}
-	if _, ok := p.pages[cursor]; ok || p.size+len(result) > maxKeptPageBytes {
+	kept := len(cursor) + len(result) // a cursor can be as large as a body
+	if _, ok := p.pages[cursor]; ok || p.size+kept > maxKeptPageBytes {
 		return
 	}
 	p.pages[cursor] = result
-	p.size += len(result)
+	p.size += kept
 }
 
 type keptPageKey struct{}

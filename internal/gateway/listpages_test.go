@@ -276,3 +276,22 @@ func TestRelayListRunsTheMiddleware(t *testing.T) {
 		t.Fatalf("the middleware saw %d lists, want %d", got, n+1)
 	}
 }
+
+// TestKeptPagesCountTheirCursors: the bound on the kept pages holds their
+// cursors too. go-sdk accepts any encoded name as a cursor, so a client
+// can send cursors of megabytes that each get an empty page.
+func TestKeptPagesCountTheirCursors(t *testing.T) {
+	var p listPages
+	at := p.gen.Load()
+	cursor := strings.Repeat("c", 1<<20)
+	p.put(at, cursor, []byte(`{"tools":[]}`))
+	if p.size < len(cursor) {
+		t.Fatalf("a page kept under a %d-byte cursor counts %d bytes", len(cursor), p.size)
+	}
+	for i := range maxKeptPageBytes / len(cursor) {
+		p.put(at, fmt.Sprint(i, cursor), []byte(`{"tools":[]}`))
+	}
+	if p.size > maxKeptPageBytes {
+		t.Fatalf("kept %d bytes, over the bound of %d", p.size, maxKeptPageBytes)
+	}
+}
