@@ -193,7 +193,7 @@ func (rl *relay) serveKept(w http.ResponseWriter, r *http.Request, s *relaySessi
 	}
 	// The kept result goes into go-sdk's envelope as it is: marshalling it
 	// as a json.RawMessage would compact the whole page again.
-	w.Header().Set("Content-Type", "application/json")
+	setJSONHeaders(w)
 	w.Header().Set("Content-Length", strconv.Itoa(len(head)+len(`"result":`)+len(result)+1))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(head)
@@ -203,7 +203,7 @@ func (rl *relay) serveKept(w http.ResponseWriter, r *http.Request, s *relaySessi
 }
 
 func writeJSON(w http.ResponseWriter, data []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	setJSONHeaders(w)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(data)
 }

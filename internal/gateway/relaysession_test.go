@@ -285,3 +285,17 @@ func TestClosingASessionEndsItsRelayedCalls(t *testing.T) {
 		t.Fatal("the call went on after its session was closed")
 	}
 }
+
+// TestRelayAnswersWithGoSDKsCacheControl: go-sdk marks its answer to a
+// request no-cache, no-transform; so does the relay, for a call and for a
+// kept page.
+func TestRelayAnswersWithGoSDKsCacheControl(t *testing.T) {
+	addr := rawFace(t, Options{}, HTTPOptions{})
+	sid := rawSession(t, addr, "")
+	for _, body := range []string{rawEcho, rawList, rawList} {
+		resp, got := rawPost(t, addr, sid, "", body)
+		if cc := resp.Header.Get("Cache-Control"); resp.StatusCode != http.StatusOK || cc != "no-cache, no-transform" {
+			t.Fatalf("%s: %d Cache-Control %q (%s), want go-sdk's", body, resp.StatusCode, cc, got)
+		}
+	}
+}

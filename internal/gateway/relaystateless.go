@@ -202,9 +202,15 @@ func writeJSONMessage(w http.ResponseWriter, status int, resp *jsonrpc.Response)
 		http.Error(w, "weft: cannot encode the response", http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	setJSONHeaders(w)
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// setJSONHeaders sets the headers go-sdk gives its answer to a request.
+func setJSONHeaders(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	w.Header().Set("Content-Type", "application/json")
 }
 
 // statelessResult encodes a tool's result as go-sdk does for a 2026-07-28
