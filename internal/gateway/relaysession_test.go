@@ -105,15 +105,7 @@ const (
 // in flight on the session (400, invalid request); the relay must too, and
 // a cancellation still reaches the first call.
 func TestRelayRefusesADuplicateInFlightID(t *testing.T) {
-	started := make(chan struct{}, 1)
-	mw := func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/call" {
-				started <- struct{}{}
-			}
-			return next(ctx, method, req)
-		}
-	}
+	mw, started := callStarts()
 	addr := rawFace(t, Options{Middleware: []mcp.Middleware{mw}}, HTTPOptions{})
 	sid := rawSession(t, addr, "")
 	first := make(chan string, 1)
@@ -193,6 +185,20 @@ func TestRelayRefusesAReboundHost(t *testing.T) {
 	}
 }
 
+// callStarts is a face middleware that says on started when a tools/call
+// reaches the face's chain.
+func callStarts() (mcp.Middleware, chan struct{}) {
+	started := make(chan struct{}, 1)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				started <- struct{}{}
+			}
+			return next(ctx, method, req)
+		}
+	}, started
+}
+
 // usersAuth is a face auth whose bearer token is the user's name.
 func usersAuth(next http.Handler) http.Handler {
 	return auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -238,15 +244,7 @@ func TestRelayedCallKeepsItsSessionAlive(t *testing.T) {
 // when the session ends (here by DELETE); so must the relay, whose call's
 // POST then gets the answer the spec gives an ended session's request.
 func TestClosingASessionEndsItsRelayedCalls(t *testing.T) {
-	started := make(chan struct{}, 1)
-	mw := func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/call" {
-				started <- struct{}{}
-			}
-			return next(ctx, method, req)
-		}
-	}
+	mw, started := callStarts()
 	addr := rawFace(t, Options{Middleware: []mcp.Middleware{mw}}, HTTPOptions{})
 	sid := rawSession(t, addr, "")
 	type answer struct {
