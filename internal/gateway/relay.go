@@ -71,10 +71,27 @@ func newRelay(g *Gateway, next http.Handler, opts *mcp.StreamableHTTPOptions) *r
 
 // envelope is the part of a JSON-RPC message the relay reads.
 type envelope struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	JSONRPC string
+	ID      json.RawMessage
+	Method  string
+	Params  json.RawMessage
+}
+
+// readEnvelope reads body's envelope with its keys as go-sdk reads them:
+// case-sensitively (encoding/json would take "METHOD" for "method").
+func readEnvelope(body []byte) (envelope, bool) {
+	var m map[string]json.RawMessage
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &m) != nil {
+		return envelope{}, false
+	}
+	env := envelope{ID: m["id"], Params: m["params"]}
+	if raw, ok := m["jsonrpc"]; ok && json.Unmarshal(raw, &env.JSONRPC) != nil {
+		return envelope{}, false
+	}
+	if raw, ok := m["method"]; ok && json.Unmarshal(raw, &env.Method) != nil {
+		return envelope{}, false
+	}
+	return env, true
 }
 
 func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -85,8 +102,8 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	var env envelope
-	if err != nil || len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &env) != nil {
+	env, ok := readEnvelope(body)
+	if err != nil || !ok {
 		rl.pass(w, r, id, nil)
 		return
 	}
@@ -188,13 +205,6 @@ func (rl *relay) forget(id string, s *relaySession) {
 	s.mu.Unlock()
 }
 
-// callParams are the params of a tools/call the relay takes: a name and
-// arguments, nothing else.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
 // take reports whether the relay answers env itself, with the call to
 // make and the response's id. It leaves to go-sdk anything that needs the
 // request's SSE stream or go-sdk's own checks: a params _meta (a progress
@@ -210,15 +220,16 @@ func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.Cal
 	if !ok || !rl.headersOK(r) || rl.sdkDue(s) {
 		return nil, jsonrpc.ID{}, false
 	}
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(env.Params, &keys) != nil || len(keys) > 2 || (len(keys) == 2 && keys["arguments"] == nil) {
+	var keys map[string]json.RawMessage // go-sdk's keys are case-sensitive, a map's too
+	if json.Unmarshal(env.Params, &keys) != nil || !onlyKeys(keys, "name", "arguments") {
 		return nil, jsonrpc.ID{}, false
 	}
-	var p callParams
-	if json.Unmarshal(env.Params, &p) != nil || p.Name == "" || !rl.g.forwarded(p.Name) {
+	var name string
+	if json.Unmarshal(keys["name"], &name) != nil || name == "" || !rl.g.forwarded(name) {
 		return nil, jsonrpc.ID{}, false
 	}
-	if len(p.Arguments) > 0 && p.Arguments[0] != '{' {
+	args := keys["arguments"]
+	if len(args) > 0 && args[0] != '{' {
 		return nil, jsonrpc.ID{}, false
 	}
 	ip := s.ss.InitializeParams()
@@ -230,7 +241,7 @@ func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.Cal
 	}
 	call := &mcp.CallToolRequest{
 		Session: s.ss,
-		Params:  &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments},
+		Params:  &mcp.CallToolParamsRaw{Name: name, Arguments: args},
 		Extra:   &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
 	}
 	return call, jid, true
@@ -396,13 +407,11 @@ func (s *relaySession) untrack(key jsonrpc.ID) {
 // cancel ends the relayed call a notifications/cancelled names and reports
 // whether there was one; other cancellations are go-sdk's.
 func (s *relaySession) cancel(params json.RawMessage) bool {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
+	var p map[string]json.RawMessage // case-sensitive, as go-sdk reads it
 	if json.Unmarshal(params, &p) != nil {
 		return false
 	}
-	id, ok := relayID(p.RequestID)
+	id, ok := relayID(p["requestId"])
 	if !ok {
 		return false
 	}

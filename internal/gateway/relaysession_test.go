@@ -297,3 +297,24 @@ func TestRelayAnswersWithGoSDKsCacheControl(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayReadsKeysAsGoSDKDoes: go-sdk reads a message's keys case-
+// sensitively, so a key in another case is not the key; the relay must not
+// read it as one and answer what go-sdk would refuse or read otherwise.
+func TestRelayReadsKeysAsGoSDKDoes(t *testing.T) {
+	addr := rawFace(t, Options{}, HTTPOptions{})
+	sid := rawSession(t, addr, "")
+	if resp, body := rawPost(t, addr, sid, "", rawList); resp.StatusCode != http.StatusOK { // a kept page
+		t.Fatalf("list: %d %s", resp.StatusCode, body)
+	}
+	for _, body := range []string{
+		`{"JSONRPC":"2.0","ID":2,"METHOD":"tools/call","PARAMS":{"name":"alpha__echo","arguments":{"text":"hi"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"Name":"alpha__echo"}}`,
+		`{"jsonrpc":"2.0","id":3,"Method":"tools/list"}`,
+	} {
+		resp, got := rawPost(t, addr, sid, "", body)
+		if strings.Contains(got, "alpha:") || strings.Contains(got, `"tools":[`) {
+			t.Fatalf("%s was answered %d %s, as go-sdk would not", body, resp.StatusCode, got)
+		}
+	}
+}
