@@ -275,9 +275,12 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 	defer cancel()
 	s.track(jid, cancel)
 	defer s.untrack(jid)
-	res, err := rl.g.relayCall(ctx, "tools/call", call)
+	slot := &rawSlot{}
+	res, err := rl.g.relayCall(withRawSlot(ctx, slot), "tools/call", call)
 	resp := &jsonrpc.Response{ID: jid}
-	if err != nil {
+	if raw, ok := slot.result(res); err == nil && ok {
+		resp.Result = raw
+	} else if err != nil {
 		resp.Error = err
 	} else if resp.Result, err = json.Marshal(res); err != nil {
 		resp.Error = err
