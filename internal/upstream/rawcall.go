@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,6 +51,11 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
 	}
 	raw, err := c.raw.call(ctx, "tools/call", data)
+	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
+		// Close ended the connection: its cancel of ctx (an AfterFunc,
+		// run in a goroutine) may not have run yet.
+		return RawResult{}, ErrClosedInFlight
+	}
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
 	}
