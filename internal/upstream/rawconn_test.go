@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -199,39 +198,16 @@ func TestCallToolRawRelaysProgressAndLogsBeforeTheResult(t *testing.T) {
 	if want := `"text":"done"`; !json.Valid(raw.JSON) || !strings.Contains(string(raw.JSON), want) {
 		t.Fatalf("chatty = %s, want it to hold %s", raw.JSON, want)
 	}
-	peer.mu.Lock()
-	defer peer.mu.Unlock()
-	if len(peer.progress) != 3 {
-		t.Fatalf("relayed %d progress notifications before the result, want 3", len(peer.progress))
-	}
-	for _, tok := range peer.progress {
-		if tok != "client-token" {
-			t.Errorf("progress relayed with token %v, want the client's own", tok)
-		}
-	}
-	if len(peer.logs) != 1 || peer.logs[0] != "working" {
-		t.Errorf("logs relayed before the result: %q, want [working]", peer.logs)
-	}
+	checkChattyRelayed(t, peer)
 }
 
 func TestCallToolRawCutByCloseFailsWithErrClosedInFlight(t *testing.T) {
 	c := dialStdio(t)
-	done := make(chan error, 1)
-	go func() {
+	err := closeDuringCall(c, func() error {
 		_, err := c.CallToolRaw(context.Background(), nil, "block", nil, nil)
-		done <- err
-	}()
-	for { // the call is registered before it is sent
-		c.router.mu.Lock()
-		n := len(c.router.recent)
-		c.router.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	c.Close(context.Background())
-	if err := <-done; !errors.Is(err, ErrClosedInFlight) {
+		return err
+	})
+	if !errors.Is(err, ErrClosedInFlight) {
 		t.Fatalf("raw call cut by Close: %v, want ErrClosedInFlight", err)
 	}
 }
