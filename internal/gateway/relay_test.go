@@ -45,6 +45,12 @@ func (k *kinds) last() string {
 // go-sdk client pinned to 2025-11-25 (a stateful session) with opts.
 func relayFace(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, *kinds) {
 	t.Helper()
+	return relayFaceWith(t, mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "1"}, opts))
+}
+
+// relayFaceWith is relayFace with the client c.
+func relayFaceWith(t *testing.T, c *mcp.Client) (*mcp.ClientSession, *kinds) {
+	t.Helper()
 	up := testutil.ServeHTTP(t, testutil.NewServer(testutil.ServerOptions{Name: "alpha"})) // closed after the face
 	g, addr, _ := serveFace(t, HTTPOptions{})
 	if res := g.hub.Apply(context.Background(), map[string]*config.Server{
@@ -54,8 +60,7 @@ func relayFace(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, *kind
 	}
 	k := &kinds{}
 	tr := &mcp.StreamableClientTransport{Endpoint: "http://" + addr + Endpoint, HTTPClient: &http.Client{Transport: k}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "1"}, opts).
-		Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,5 +149,23 @@ func TestRelayedCallIsCancelled(t *testing.T) {
 	}
 	if got := k.last(); got != "application/json" {
 		t.Fatalf("answered as %q, want application/json", got)
+	}
+}
+
+func TestRelayedCallGetsRootsOverTheStandaloneStream(t *testing.T) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "roots", Version: "1"}, nil) // declares roots, like every go-sdk client
+	c.AddRoots(&mcp.Root{URI: "file:///tmp/relay-root", Name: "r"})
+	cs, k := relayFaceWith(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha__roots"})
+	if err != nil || res.IsError {
+		t.Fatalf("roots: %v %+v", err, res)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "file:///tmp/relay-root") {
+		t.Fatalf("roots answered %q", got)
+	}
+	if got := k.last(); got != "application/json" {
+		t.Fatalf("answered as %q, want application/json (relayed)", got)
 	}
 }

@@ -3,19 +3,18 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"net/http"
 	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 )
 
 // officialAnthropic is the public endpoint, used when base_url is empty.
 const officialAnthropic = "https://api.anthropic.com"
 
+// anthropicVersion is the Messages API version weft speaks.
+const anthropicVersion = "2023-06-01"
+
 type anthropicProvider struct {
 	endpoint
-	client anthropic.Client
 }
 
 func newAnthropic(cfg Config, key string) *anthropicProvider {
@@ -23,23 +22,64 @@ func newAnthropic(cfg Config, key string) *anthropicProvider {
 	if base == "" {
 		base = officialAnthropic
 	}
-	// The SDK's own credential chain (profiles, federation, env) is off:
-	// weft reads exactly the variable [llm] api_key_env names.
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base + "/"),
-		option.WithAPIKey(key),
-		option.WithMaxRetries(cfg.MaxRetries),
+	// Only the variable [llm] api_key_env names is read: no profiles,
+	// no other environment defaults.
+	header := http.Header{}
+	header.Set("Anthropic-Version", anthropicVersion)
+	if key != "" {
+		header.Set("X-Api-Key", key)
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &anthropicProvider{
-		endpoint: endpoint{provider: "Anthropic", baseURL: base, model: cfg.Model, keyEnv: cfg.APIKeyEnv,
-			maxTokens: cfg.MaxTokens, retries: cfg.MaxRetries},
-		client: anthropic.NewClient(opts...),
-	}
+	return &anthropicProvider{endpoint: newEndpoint("Anthropic", base, cfg, header)}
 }
+
+// The Messages wire format, as much of it as weft sends and reads.
+type (
+	anRequest struct {
+		Model     string      `json:"model"`
+		MaxTokens int64       `json:"max_tokens"`
+		System    []anBlock   `json:"system,omitempty"`
+		Messages  []anMessage `json:"messages"`
+		Tools     []anTool    `json:"tools,omitempty"`
+	}
+	anMessage struct {
+		Role    string    `json:"role"`
+		Content []anBlock `json:"content"`
+	}
+	// anBlock is a content block: text, tool_use or tool_result.
+	anBlock struct {
+		Type      string          `json:"type"`
+		Text      *string         `json:"text,omitempty"`
+		ID        string          `json:"id,omitempty"`
+		Name      string          `json:"name,omitempty"`
+		Input     json.RawMessage `json:"input,omitempty"`
+		ToolUseID string          `json:"tool_use_id,omitempty"`
+		Content   []anBlock       `json:"content,omitempty"`
+		IsError   *bool           `json:"is_error,omitempty"`
+	}
+	anTool struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description,omitempty"`
+		InputSchema map[string]any `json:"input_schema"`
+	}
+	anResponse struct {
+		Content []struct {
+			Type  string          `json:"type"`
+			Text  string          `json:"text"`
+			ID    string          `json:"id"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+		Usage      *struct {
+			InputTokens              int64 `json:"input_tokens"`
+			OutputTokens             int64 `json:"output_tokens"`
+			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+	}
+)
+
+func textBlock(s string) anBlock { return anBlock{Type: "text", Text: &s} }
 
 // Complete sends one Messages request.
 func (p *anthropicProvider) Complete(ctx context.Context, req Request) (*Response, error) {
@@ -47,27 +87,17 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (*Respons
 	if limit <= 0 {
 		limit = int64(p.maxTokens)
 	}
-	params := anthropic.MessageNewParams{
-		Model:     anthropic.Model(p.model),
-		MaxTokens: limit,
-		Messages:  anthropicMessages(req.Messages),
-		Tools:     anthropicTools(req.Tools),
-	}
+	in := anRequest{Model: p.model, MaxTokens: limit, Messages: anthropicMessages(req.Messages), Tools: anthropicTools(req.Tools)}
 	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+		in.System = []anBlock{textBlock(req.System)}
 	}
-	msg, err := p.client.Messages.New(ctx, params)
-	if err != nil {
-		return nil, p.classify(ctx, err)
+	var msg anResponse
+	if err := p.post(ctx, "/v1/messages", in, &msg); err != nil {
+		return nil, err
 	}
-	out := &Response{
-		Message:       Message{Role: RoleAssistant},
-		StopReason:    string(msg.StopReason),
-		UsageReported: msg.JSON.Usage.Valid(),
-		Usage: Usage{
-			InputTokens:  msg.Usage.InputTokens + msg.Usage.CacheCreationInputTokens + msg.Usage.CacheReadInputTokens,
-			OutputTokens: msg.Usage.OutputTokens,
-		},
+	out := &Response{Message: Message{Role: RoleAssistant}, StopReason: msg.StopReason, UsageReported: msg.Usage != nil}
+	if u := msg.Usage; u != nil {
+		out.Usage = Usage{InputTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, OutputTokens: u.OutputTokens}
 	}
 	var text []string
 	for _, b := range msg.Content {
@@ -86,38 +116,28 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (*Respons
 	return out, nil
 }
 
-func (p *anthropicProvider) classify(ctx context.Context, err error) error {
-	var apiErr *anthropic.Error
-	if errors.As(err, &apiErr) {
-		status := apiErr.StatusCode
-		if status == 0 && apiErr.Response != nil {
-			status = apiErr.Response.StatusCode
-		}
-		return classify(ctx, &p.endpoint, status, apiErr.RawJSON(), err)
-	}
-	return classify(ctx, &p.endpoint, 0, "", err)
-}
-
 // anthropicMessages converts the conversation; consecutive tool results
 // become one user message, as the Messages API requires.
-func anthropicMessages(msgs []Message) []anthropic.MessageParam {
-	var out []anthropic.MessageParam
-	var results []anthropic.ContentBlockParamUnion
+func anthropicMessages(msgs []Message) []anMessage {
+	var out []anMessage
+	var results []anBlock
 	flush := func() {
 		if len(results) > 0 {
-			out = append(out, anthropic.NewUserMessage(results...))
+			out = append(out, anMessage{Role: "user", Content: results})
 			results = nil
 		}
 	}
 	for _, m := range msgs {
 		if m.Role == RoleTool {
-			results = append(results, anthropic.NewToolResultBlock(m.ToolCallID, m.Content, m.IsError))
+			isError := m.IsError
+			results = append(results, anBlock{Type: "tool_result", ToolUseID: m.ToolCallID,
+				Content: []anBlock{textBlock(m.Content)}, IsError: &isError})
 			continue
 		}
 		flush()
 		switch m.Role {
 		case RoleUser:
-			out = append(out, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+			out = append(out, anMessage{Role: "user", Content: []anBlock{textBlock(m.Content)}})
 		case RoleAssistant:
 			out = append(out, anthropicAssistant(m))
 		}
@@ -126,46 +146,30 @@ func anthropicMessages(msgs []Message) []anthropic.MessageParam {
 	return out
 }
 
-func anthropicAssistant(m Message) anthropic.MessageParam {
-	var blocks []anthropic.ContentBlockParamUnion
+func anthropicAssistant(m Message) anMessage {
+	var blocks []anBlock
 	if m.Content != "" {
-		blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+		blocks = append(blocks, textBlock(m.Content))
 	}
 	for _, tc := range m.ToolCalls {
-		var input any = json.RawMessage("{}")
+		input := json.RawMessage("{}")
 		if json.Valid(tc.Args) && strings.HasPrefix(strings.TrimSpace(string(tc.Args)), "{") {
 			input = tc.Args
 		}
-		blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Name))
+		blocks = append(blocks, anBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 	}
 	if len(blocks) == 0 {
-		blocks = append(blocks, anthropic.NewTextBlock("(no reply)"))
+		blocks = append(blocks, textBlock("(no reply)"))
 	}
-	return anthropic.NewAssistantMessage(blocks...)
+	return anMessage{Role: "assistant", Content: blocks}
 }
 
-func anthropicTools(tools []Tool) []anthropic.ToolUnionParam {
-	var out []anthropic.ToolUnionParam
+func anthropicTools(tools []Tool) []anTool {
+	var out []anTool
 	for _, t := range tools {
 		schema := objectSchema(t.Schema)
-		in := anthropic.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: map[string]any{}}
-		if req, ok := schema["required"].([]any); ok {
-			for _, r := range req {
-				if s, ok := r.(string); ok {
-					in.Required = append(in.Required, s)
-				}
-			}
-		}
-		for k, v := range schema {
-			if k != "properties" && k != "required" && k != "type" {
-				in.ExtraFields[k] = v
-			}
-		}
-		tool := anthropic.ToolParam{Name: t.Name, InputSchema: in}
-		if t.Description != "" {
-			tool.Description = anthropic.String(t.Description)
-		}
-		out = append(out, anthropic.ToolUnionParam{OfTool: &tool})
+		schema["type"] = "object" // the Messages API takes object schemas only
+		out = append(out, anTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
 	return out
 }

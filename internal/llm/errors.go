@@ -63,10 +63,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the SDK error underneath.
+// Unwrap returns the transport or status error underneath.
 func (e *Error) Unwrap() error { return e.Err }
 
-// classify turns an SDK error into an *Error. Context errors pass through
+// classify turns a failed request into an *Error. Context errors pass through
 // unchanged so that callers see timeouts and cancellation as such.
 func classify(ctx context.Context, c *endpoint, status int, body string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {

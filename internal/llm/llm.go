@@ -1,7 +1,11 @@
 // Package llm is weft's provider-neutral view of a chat model with tool
-// calling. Two providers sit behind it, each through its official
-// SDK: OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp
-// server, OpenRouter, …) and the Anthropic Messages API.
+// calling. Two wire formats sit behind it: OpenAI-compatible Chat
+// Completions (OpenAI, Ollama, vLLM, llama.cpp server, OpenRouter, …) and
+// the Anthropic Messages API. Both are spoken with net/http and
+// encoding/json rather than the providers' SDKs: weft sends one request
+// shape and reads one reply shape of each, and the two SDKs were 70 % of
+// weft's binary and 40 % of an idle weft's resident memory, which every
+// weft process paid at start (docs/guides/performance.md, "Memory").
 package llm
 
 import (
@@ -106,7 +110,7 @@ type Config struct {
 	// MaxRetries is the number of retries after a retryable failure; a
 	// negative value means none, 0 means DefaultMaxRetries.
 	MaxRetries int
-	HTTPClient *http.Client // nil: the SDK's default
+	HTTPClient *http.Client // nil: http.DefaultClient
 }
 
 // New builds the provider cfg names. The API key is read from the

@@ -2,34 +2,15 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
+	"net/http"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // officialOpenAI is the public endpoint, used when base_url is empty.
 const officialOpenAI = "https://api.openai.com/v1"
 
-// endpoint is what both providers keep for requests and error messages.
-type endpoint struct {
-	provider  string
-	baseURL   string
-	model     string
-	keyEnv    string
-	maxTokens int
-	retries   int
-}
-
-// Model names the model requests go to.
-func (e *endpoint) Model() string { return e.model }
-
 type openAIProvider struct {
 	endpoint
-	client openai.Client
 	// official is true for api.openai.com, which wants max_completion_tokens;
 	// compatible servers (Ollama, llama.cpp, vLLM) know max_tokens.
 	official bool
@@ -40,41 +21,77 @@ func newOpenAI(cfg Config, key string) *openAIProvider {
 	if base == "" {
 		base = officialOpenAI
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base + "/"),
-		option.WithAPIKey(key),
-		option.WithMaxRetries(cfg.MaxRetries),
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	header := http.Header{}
+	if key != "" {
+		header.Set("Authorization", "Bearer "+key)
 	}
 	return &openAIProvider{
-		endpoint: endpoint{provider: "OpenAI-compatible LLM", baseURL: base, model: cfg.Model, keyEnv: cfg.APIKeyEnv,
-			maxTokens: cfg.MaxTokens, retries: cfg.MaxRetries},
-		client:   openai.NewClient(opts...),
+		endpoint: newEndpoint("OpenAI-compatible LLM", base, cfg, header),
 		official: base == officialOpenAI,
 	}
 }
 
+// The Chat Completions wire format, as much of it as weft sends and reads.
+type (
+	oaRequest struct {
+		Model               string      `json:"model"`
+		Messages            []oaMessage `json:"messages"`
+		Tools               []oaTool    `json:"tools,omitempty"`
+		MaxTokens           int64       `json:"max_tokens,omitempty"`
+		MaxCompletionTokens int64       `json:"max_completion_tokens,omitempty"`
+	}
+	oaMessage struct {
+		Role       string       `json:"role"`
+		Content    *string      `json:"content,omitempty"`
+		ToolCallID string       `json:"tool_call_id,omitempty"`
+		ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
+	}
+	oaToolCall struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	oaTool struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description,omitempty"`
+			Parameters  map[string]any `json:"parameters"`
+		} `json:"function"`
+	}
+	oaResponse struct {
+		Choices []struct {
+			Message struct {
+				Content   string       `json:"content"`
+				ToolCalls []oaToolCall `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *struct {
+			PromptTokens     int64 `json:"prompt_tokens"`
+			CompletionTokens int64 `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+)
+
 // Complete sends one Chat Completions request.
 func (p *openAIProvider) Complete(ctx context.Context, req Request) (*Response, error) {
-	params := openai.ChatCompletionNewParams{
-		Model:    shared.ChatModel(p.model),
-		Messages: openAIMessages(req),
-		Tools:    openAITools(req.Tools),
-	}
+	in := oaRequest{Model: p.model, Messages: openAIMessages(req), Tools: openAITools(req.Tools)}
 	limit := int64(req.MaxTokens)
 	if limit <= 0 {
 		limit = int64(p.maxTokens)
 	}
 	if p.official {
-		params.MaxCompletionTokens = openai.Int(limit)
+		in.MaxCompletionTokens = limit
 	} else {
-		params.MaxTokens = openai.Int(limit)
+		in.MaxTokens = limit
 	}
-	resp, err := p.client.Chat.Completions.New(ctx, params)
-	if err != nil {
-		return nil, p.classify(ctx, err)
+	var resp oaResponse
+	if err := p.post(ctx, "/chat/completions", in, &resp); err != nil {
+		return nil, err
 	}
 	if len(resp.Choices) == 0 {
 		return nil, badReply(&p.endpoint, "no choices in the reply")
@@ -83,8 +100,10 @@ func (p *openAIProvider) Complete(ctx context.Context, req Request) (*Response, 
 	out := &Response{
 		Message:       Message{Role: RoleAssistant, Content: choice.Message.Content},
 		StopReason:    choice.FinishReason,
-		UsageReported: resp.JSON.Usage.Valid(),
-		Usage:         Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens},
+		UsageReported: resp.Usage != nil,
+	}
+	if resp.Usage != nil {
+		out.Usage = Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
 	}
 	for _, tc := range choice.Message.ToolCalls {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, ToolCall{
@@ -94,34 +113,17 @@ func (p *openAIProvider) Complete(ctx context.Context, req Request) (*Response, 
 	return out, nil
 }
 
-func (p *openAIProvider) classify(ctx context.Context, err error) error {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		body := apiErr.RawJSON()
-		if apiErr.Message != "" {
-			body = `{"message":` + quote(apiErr.Message) + `}`
-		}
-		return classify(ctx, &p.endpoint, apiErr.StatusCode, body, err)
-	}
-	return classify(ctx, &p.endpoint, 0, "", err)
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
-	var out []openai.ChatCompletionMessageParamUnion
+func openAIMessages(req Request) []oaMessage {
+	var out []oaMessage
 	if req.System != "" {
-		out = append(out, openai.SystemMessage(req.System))
+		out = append(out, oaMessage{Role: "system", Content: &req.System})
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case RoleUser:
-			out = append(out, openai.UserMessage(m.Content))
+			out = append(out, oaMessage{Role: "user", Content: &m.Content})
 		case RoleTool:
-			out = append(out, openai.ToolMessage(m.Content, m.ToolCallID))
+			out = append(out, oaMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
 		case RoleAssistant:
 			out = append(out, openAIAssistant(m))
 		}
@@ -129,30 +131,25 @@ func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 	return out
 }
 
-func openAIAssistant(m Message) openai.ChatCompletionMessageParamUnion {
-	var a openai.ChatCompletionAssistantMessageParam
+func openAIAssistant(m Message) oaMessage {
+	a := oaMessage{Role: "assistant"}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
-		a.Content.OfString = openai.String(m.Content)
+		a.Content = &m.Content
 	}
 	for _, tc := range m.ToolCalls {
-		a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-				ID:       tc.ID,
-				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: string(tc.Args)},
-			},
-		})
+		call := oaToolCall{ID: tc.ID, Type: "function"}
+		call.Function.Name, call.Function.Arguments = tc.Name, string(tc.Args)
+		a.ToolCalls = append(a.ToolCalls, call)
 	}
-	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	return a
 }
 
-func openAITools(tools []Tool) []openai.ChatCompletionToolUnionParam {
-	var out []openai.ChatCompletionToolUnionParam
+func openAITools(tools []Tool) []oaTool {
+	var out []oaTool
 	for _, t := range tools {
-		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: objectSchema(t.Schema)}
-		if t.Description != "" {
-			def.Description = openai.String(t.Description)
-		}
-		out = append(out, openai.ChatCompletionFunctionTool(def))
+		def := oaTool{Type: "function"}
+		def.Function.Name, def.Function.Description, def.Function.Parameters = t.Name, t.Description, objectSchema(t.Schema)
+		out = append(out, def)
 	}
 	return out
 }

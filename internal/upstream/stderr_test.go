@@ -58,3 +58,24 @@ func TestStderrRelayRateLimitsAndCountsDrops(t *testing.T) {
 		t.Errorf("the line after the pause was not logged last")
 	}
 }
+
+// os/exec copies a child's stderr through ReadFrom when the relay has one;
+// it relays the same lines as Write, however the reads split them.
+func TestStderrRelayReadFrom(t *testing.T) {
+	r, buf, _ := newRelayForTest()
+	text := "first\n" + strings.Repeat("z", stderrReadBuffer+5) + "\nlast"
+	n, err := r.ReadFrom(strings.NewReader(text))
+	if n != int64(len(text)) || err != nil {
+		t.Fatalf("ReadFrom = %d, %v; want %d, nil", n, err, len(text))
+	}
+	r.flush()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		_, v, _ := strings.Cut(l, "line=")
+		lines = append(lines, v)
+	}
+	want := []string{"first", strings.Repeat("z", stderrReadBuffer+5), "last"}
+	if fmt.Sprint(lines) != fmt.Sprint(want) {
+		t.Errorf("logged %.80q…, want first, the long line whole, last", lines)
+	}
+}
