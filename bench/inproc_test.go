@@ -89,11 +89,7 @@ func BenchmarkCallThroughGatewayPinned(b *testing.B) {
 }
 
 func BenchmarkToolsList10k(b *testing.B) {
-	ups := map[string]string{}
-	for _, name := range []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9"} {
-		ups[name] = testutil.ServeHTTP(b, testutil.NewEchoServer(name, 1000))
-	}
-	cs := session(b, gatewayURL(b, ups))
+	cs := session(b, gatewayURL(b, upstreams10k(b)))
 	b.ResetTimer()
 	for b.Loop() {
 		n, err := listTools(context.Background(), cs)

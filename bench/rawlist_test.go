@@ -12,20 +12,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/weft-dev/weft/internal/testutil"
 )
 
 // BenchmarkToolsList10kRaw lists 10,000 tools through weft's face with a
 // raw HTTP client that only reads each page's size and nextCursor, so that
 // the figure is the server's (a go-sdk client re-checks every schema).
 func BenchmarkToolsList10kRaw(b *testing.B) {
-	ups := map[string]string{}
-	for i := range 10 {
-		name := fmt.Sprintf("h%d", i)
-		ups[name] = testutil.ServeHTTP(b, testutil.NewEchoServer(name, 1000))
-	}
-	rc := newRawClient(b, gatewayURL(b, ups))
+	rc := newRawClient(b, gatewayURL(b, upstreams10k(b)))
 	b.ResetTimer()
 	for b.Loop() {
 		if n := rc.listAll(b); n < 10000 {

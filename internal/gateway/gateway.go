@@ -94,6 +94,7 @@ type Gateway struct {
 	// the relay (relay.go); written by sync.
 	listedTools atomic.Pointer[map[string]bool]
 	relayChain  mcp.MethodHandler // see relay.go
+	pages       listPages         // tools/list pages as go-sdk answered them; see listpages.go
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -155,6 +156,8 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 func (g *Gateway) sync(full *hub.Catalog) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.pages.changing()
+	defer g.pages.changed()
 	cat := g.View().Of(full)
 	keep := map[string]bool{}
 	for _, t := range cat.ListedTools() {

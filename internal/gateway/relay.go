@@ -88,6 +88,9 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if rl.list(w, r, s, &env) { // listpages.go
+		return
+	}
 	call, jid, ok := rl.take(r, s, &env)
 	if !ok {
 		rl.pass(w, r, id, s)
@@ -230,12 +233,19 @@ func (g *Gateway) buildRelayChain() {
 		}
 		return nonNullContent(res), nil
 	})
+	g.relayChain = g.receiving(h)
+}
+
+// receiving wraps h in the face's receiving middleware in go-sdk's order
+// (New adds them: the daemon's outermost, then explainMissingTools and the
+// log levels), for a request the relay answers.
+func (g *Gateway) receiving(h mcp.MethodHandler) mcp.MethodHandler {
 	h = g.levels.middleware(h)
 	h = g.explainMissingTools(h)
 	for _, m := range slices.Backward(g.opts.Middleware) {
 		h = m(h)
 	}
-	g.relayChain = h
+	return h
 }
 
 // forwarded reports whether the face lists name as an upstream's tool.
