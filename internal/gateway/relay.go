@@ -279,7 +279,9 @@ func (rl *relay) sdkDue(s *relaySession) bool {
 }
 
 // serve makes the call through weft's receiving middleware and
-// forwardTool, as go-sdk would, and writes the JSON response.
+// forwardTool, as go-sdk would, and writes the JSON response: the
+// upstream's result as it came when the call could carry it raw
+// (rawslot.go), else the typed result marshalled.
 func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, call *mcp.CallToolRequest, jid jsonrpc.ID) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
