@@ -95,6 +95,12 @@ type Gateway struct {
 	listedTools atomic.Pointer[map[string]bool]
 	relayChain  mcp.MethodHandler // see relay.go
 	pages       listPages         // tools/list pages as go-sdk answered them; see listpages.go
+	// headerTools are the listed tools whose schemas bind arguments to
+	// headers (guarded by mu), published in headerBound for the stateless
+	// relay (relaystateless.go); info is the face's server info.
+	headerTools map[string]bool
+	headerBound atomic.Pointer[map[string]bool]
+	info        *mcp.Implementation
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -110,13 +116,15 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		tools: map[string][32]byte{}, prompts: map[string][32]byte{},
 		resources: map[string][32]byte{}, templates: map[string][32]byte{},
 		subs: map[string]map[*mcp.ServerSession]bool{}, watched: map[*mcp.ServerSession]bool{},
-		levels: &logLevels{m: map[*mcp.ServerSession]mcp.LoggingLevel{}},
+		levels:      &logLevels{m: map[*mcp.ServerSession]mcp.LoggingLevel{}},
+		headerTools: map[string]bool{},
+		info:        &mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version},
 	}
 	if opts.View == nil {
 		opts.View = agentview.Everything("", -1)
 	}
 	g.view.Store(opts.View)
-	g.server = mcp.NewServer(&mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version}, &mcp.ServerOptions{
+	g.server = mcp.NewServer(g.info, &mcp.ServerOptions{
 		Logger:       g.quietLogger,
 		Instructions: "weft exposes the tools, resources and prompts of several MCP servers, each namespaced as <server>__<name>. Use weft__search_tools to find tools that are not listed.",
 		Capabilities: &mcp.ServerCapabilities{
@@ -164,11 +172,13 @@ func (g *Gateway) sync(full *hub.Catalog) {
 		keep[t.Name] = true
 		if g.changedDigest(g.tools, t.Name, t.Digest) {
 			g.safely("tool "+t.Name, func() { g.server.AddTool(t.Def, g.forwardTool) })
+			g.noteHeaders(t.Name, t.Def)
 		}
 	}
 	g.server.RemoveTools(stale(g.tools, keep)...)
 	listed := keep
 	g.listedTools.Store(&listed)
+	g.publishHeaders(listed)
 
 	keep = map[string]bool{}
 	for _, p := range cat.Prompts {
@@ -247,7 +257,7 @@ func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return toolError(err)
 	}
-	ctx = hub.WithCaller(ctx, g.callerOf(req.Session))
+	ctx = hub.WithCaller(ctx, g.callerOfCall(req))
 	res, err := g.forwardCall(ctx, req, meta)
 	if err != nil {
 		return toolError(err)

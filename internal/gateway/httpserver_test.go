@@ -18,8 +18,14 @@ import (
 // loopback port and returns its address.
 func serveFace(t *testing.T, o HTTPOptions) (*Gateway, string, *connCap) {
 	t.Helper()
+	return serveFaceOf(t, Options{Version: "test"}, o)
+}
+
+// serveFaceOf is serveFace for a face with opts.
+func serveFaceOf(t *testing.T, opts Options, o HTTPOptions) (*Gateway, string, *connCap) {
+	t.Helper()
 	h := hub.New(hub.Options{Reserved: BuiltinNames})
-	g := New(h, Options{Version: "test"})
+	g := New(h, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

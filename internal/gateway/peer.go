@@ -46,9 +46,13 @@ func (g *Gateway) peerFor(ss *mcp.ServerSession, req requestInfo) sessionPeer {
 }
 
 // stateless reports whether ss serves one stateless HTTP request: it has no
-// id and serveIO does not run it.
+// id and serveIO does not run it. No session at all is a stateless request
+// the relay answers (relaystateless.go).
 func (g *Gateway) stateless(ss *mcp.ServerSession) bool {
-	if ss == nil || ss.ID() != "" {
+	if ss == nil {
+		return true
+	}
+	if ss.ID() != "" {
 		return false
 	}
 	_, stdio := g.stdioSessions.Load(ss)
@@ -155,16 +159,19 @@ func (p sessionPeer) Log(ctx context.Context, params *mcp.LoggingMessageParams) 
 
 // target is where a notification for the call goes: for a parked call, the
 // client request now waiting on it (none between the client's requests:
-// nothing could deliver it); else the request that made the call.
+// nothing could deliver it); else the request that made the call. A
+// request the stateless relay answers has no session and takes none: the
+// relay answers only requests that asked for no progress and no logs.
 func (p sessionPeer) target(ctx context.Context) (*mcp.ServerSession, context.Context, bool) {
-	if p.park == nil {
-		return p.ss, ctx, true
+	ss := p.ss
+	if p.park != nil {
+		w := p.park.current()
+		if w == nil {
+			return nil, nil, false
+		}
+		ss, ctx = w.ss, w.ctx
 	}
-	w := p.park.current()
-	if w == nil {
-		return nil, nil, false
-	}
-	return w.ss, w.ctx, true
+	return ss, ctx, ss != nil
 }
 
 // logLevels remembers the level each legacy client session set, which a

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -260,8 +259,7 @@ func (rl *relay) headersOK(r *http.Request) bool {
 	if rl.cop != nil && rl.cop.Check(r) != nil {
 		return false
 	}
-	accept := strings.Join(r.Header.Values("Accept"), ",")
-	if !strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") {
+	if !acceptsBoth(r) {
 		return false
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")
@@ -289,22 +287,13 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 	defer s.untrack(jid)
 	slot := &rawSlot{}
 	res, err := rl.g.relayCall(withRawSlot(ctx, slot), "tools/call", call)
-	resp := &jsonrpc.Response{ID: jid}
+	var result json.RawMessage
 	if raw, ok := slot.result(res); err == nil && ok {
-		resp.Result = raw
-	} else if err != nil {
-		resp.Error = err
-	} else if resp.Result, err = json.Marshal(res); err != nil {
-		resp.Error = err
+		result = raw
+	} else if err == nil {
+		result, err = json.Marshal(res)
 	}
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		http.Error(w, "weft: cannot encode the response", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(data)
+	writeJSONResponse(w, jid, result, err)
 }
 
 // nonNullContent is what go-sdk's callTool does to a result: no content is

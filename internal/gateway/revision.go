@@ -38,7 +38,7 @@ func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, met
 func (g *Gateway) relayedTool(h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p := req.Params
-		return inRevision(ctx, g, g.peerFor(req.Session, req), p.RequestState, p.InputResponses,
+		return inRevision(ctx, g, g.peerFor(req.Session, callInfo(ctx, req)), p.RequestState, p.InputResponses,
 			func(ctx context.Context, _ sessionPeer) (*mcp.CallToolResult, error) { return h(ctx, req) },
 			func(ask *inputRequest) *mcp.CallToolResult {
 				return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}
@@ -133,7 +133,7 @@ func (g *Gateway) byRevision(stateful http.Handler, opts *mcp.StreamableHTTPOpti
 	// On 2026-07-28 the POST is the whole request: a client that gives up
 	// closes it, and the call (and its upstream request) must end with it.
 	o.PropagateRequestCancellation = true
-	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &o)
+	stateless := g.relayStateless(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &o), &o)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Protocol-Version") >= newestVersion {
 			stateless.ServeHTTP(w, r)

@@ -64,7 +64,7 @@ func (t *Tracer) Middleware() mcp.Middleware {
 			ctx, span := t.tr.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(attribute.String("rpc.system", "mcp"), attribute.String("rpc.method", method)))
 			defer span.End()
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.ID() != "" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ss.ID() != "" { // nil: a stateless request weft relays
 				span.SetAttributes(attribute.String("mcp.session.id", ss.ID()))
 			}
 			res, err := next(ctx, method, req)

@@ -42,19 +42,22 @@ func upstream(t *testing.T) (url string, seen func() mcp.Meta) {
 	return srv.URL, func() mcp.Meta { mu.Lock(); defer mu.Unlock(); return got }
 }
 
-func TestTraceCrossesWeft(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	tr := tracing.New(tp)
+// tracedFace is a face over upstream with a tracer recording to exp.
+func tracedFace(t *testing.T) (gw *gateway.Gateway, exp *tracetest.InMemoryExporter, seen func() mcp.Meta) {
+	exp = tracetest.NewInMemoryExporter()
+	tr := tracing.New(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-
 	url, seen := upstream(t)
 	h := hub.New(hub.Options{Logger: logger, Observer: tr})
 	t.Cleanup(func() { h.Close(context.Background()) })
 	if _, err := h.Add(context.Background(), &config.Server{Name: "up", Target: url, Type: config.TransportHTTP, TimeoutMS: 10_000}); err != nil {
 		t.Fatal(err)
 	}
-	gw := gateway.New(h, gateway.Options{Logger: logger, Middleware: []mcp.Middleware{tr.Middleware()}})
+	return gateway.New(h, gateway.Options{Logger: logger, Middleware: []mcp.Middleware{tr.Middleware()}}), exp, seen
+}
+
+func TestTraceCrossesWeft(t *testing.T) {
+	gw, exp, seen := tracedFace(t)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := gw.Server().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -133,4 +136,27 @@ func TestSetupRefusesUnknownProtocol(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "http/protobuf or grpc") {
 		t.Fatalf("setup with protocol http/json: %v, want a refusal naming the supported ones", err)
 	}
+}
+
+// TestStatelessRequestIsTraced: a 2026-07-28 client's call over HTTP, which
+// the face's relay answers with no session, still gets its request span.
+func TestStatelessRequestIsTraced(t *testing.T) {
+	gw, exp, _ := tracedFace(t)
+	srv := httptest.NewServer(gw.Handler())
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: srv.URL + gateway.Endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "up__echo"}); err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	for _, s := range exp.GetSpans() {
+		if s.Name == "tools/call" {
+			return
+		}
+	}
+	t.Fatalf("no request span among %v", names(exp.GetSpans()))
 }

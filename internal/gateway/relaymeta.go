@@ -1,0 +1,119 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// clientMeta is what a 2026-07-28 request's _meta says of its client, read
+// as go-sdk reads it. A client sends the same _meta with every request, and
+// go-sdk reads the capabilities and the client info each time by encoding
+// them again and decoding them through a fresh 32 KiB buffer
+// (decodeMetaValue); the stateless relay reads them once per client
+// (clientMetas) and hands weft what it read.
+type clientMeta struct {
+	version string
+	info    *mcp.Implementation // nil when the request names no client
+	caps    *mcp.ClientCapabilities
+	// capsJSON is the capabilities as decoded JSON, for the request's _meta.
+	capsJSON any
+}
+
+// meta is the _meta of one relayed request. The client info is the typed
+// value, which ServerRequest.ClientInfo returns as it is. The values are
+// shared by the client's requests and only read: the upstream's request
+// drops these keys (upstream.Conn.requestMeta).
+func (c *clientMeta) meta() mcp.Meta {
+	m := mcp.Meta{mcp.MetaKeyProtocolVersion: c.version, mcp.MetaKeyClientCapabilities: c.capsJSON}
+	if c.info != nil {
+		m[mcp.MetaKeyClientInfo] = c.info
+	}
+	return m
+}
+
+// maxClientMetas bounds the _meta kept; maxClientMetaBytes the size of one
+// kept (a larger one is read for its request only).
+const (
+	maxClientMetas     = 64
+	maxClientMetaBytes = 4096
+)
+
+// clientMetas remembers the _meta of recent requests, by their bytes.
+type clientMetas struct {
+	mu sync.RWMutex
+	m  map[string]*clientMeta // nil: a _meta the relay leaves to go-sdk; guarded by mu
+}
+
+// read returns what raw says of the client, or false when the relay must
+// leave the request to go-sdk (see readClientMeta).
+func (cm *clientMetas) read(raw json.RawMessage) (*clientMeta, bool) {
+	if !objectOf(raw) {
+		return nil, false
+	}
+	cm.mu.RLock()
+	c, seen := cm.m[string(raw)]
+	cm.mu.RUnlock()
+	if seen {
+		return c, c != nil
+	}
+	c = readClientMeta(raw)
+	if len(raw) <= maxClientMetaBytes {
+		cm.mu.Lock()
+		if cm.m == nil || len(cm.m) >= maxClientMetas {
+			cm.m = map[string]*clientMeta{}
+		}
+		cm.m[string(raw)] = c
+		cm.mu.Unlock()
+	}
+	return c, c != nil
+}
+
+// readClientMeta reads a request's _meta with go-sdk's own accessors, so
+// that what go-sdk would refuse (no or unreadable capabilities, unreadable
+// client info) is left to it; so is any key beyond the three every
+// 2026-07-28 request carries. It returns nil for those.
+func readClientMeta(raw json.RawMessage) *clientMeta {
+	var meta mcp.Meta
+	if json.Unmarshal(raw, &meta) != nil || !onlyKeys(meta, metaKeys...) {
+		return nil
+	}
+	version, _ := meta[mcp.MetaKeyProtocolVersion].(string)
+	probe := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: meta}}
+	c := &clientMeta{version: version, caps: probe.ClientCapabilities(), capsJSON: meta[mcp.MetaKeyClientCapabilities]}
+	if c.caps == nil {
+		return nil
+	}
+	if _, named := meta[mcp.MetaKeyClientInfo]; named {
+		if c.info = probe.ClientInfo(); c.info == nil {
+			return nil
+		}
+	}
+	return c
+}
+
+type relayedKey struct{}
+
+// relayedCall is a call the stateless relay makes, with the capabilities
+// its _meta declares, already read.
+type relayedCall struct {
+	req  *mcp.CallToolRequest
+	caps *mcp.ClientCapabilities
+}
+
+// ClientCapabilities implements requestInfo.
+func (c relayedCall) ClientCapabilities() *mcp.ClientCapabilities { return c.caps }
+
+// ProtocolVersion implements requestInfo.
+func (c relayedCall) ProtocolVersion() string { return c.req.ProtocolVersion() }
+
+// callInfo is what peerFor reads of req: for a call the stateless relay
+// made, the capabilities it has read already, which req would decode again.
+func callInfo(ctx context.Context, req *mcp.CallToolRequest) requestInfo {
+	if c, ok := ctx.Value(relayedKey{}).(relayedCall); ok && c.req == req {
+		return c
+	}
+	return req
+}

@@ -1,0 +1,306 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// statelessRelay is the relay (relay.go) for a 2026-07-28 request, which
+// carries no session: go-sdk's stateless handler builds, initialises and
+// closes a whole ServerSession for each such request, on top of the decodes
+// the relay saves. A plain tools/call of a forwarded tool is answered here
+// as go-sdk would answer it, through the same middleware and forwardTool
+// and with the same result, as application/json; everything else goes to
+// go-sdk (see take).
+//
+// The call's CallToolRequest has no Session: nil marks a stateless request
+// the relay answers. weft reads what the request says of its client from
+// its _meta (ServerRequest.ClientInfo and friends read it there first; the
+// capabilities the relay has read already, see relaymeta.go), and treats
+// it as go-sdk's temporary session would be treated: a stateless HTTP
+// caller (callerOfCall), whose calls are parked while an upstream asks for
+// input (peerFor, inRevision), to which no notification can be sent
+// (sessionPeer.target).
+type statelessRelay struct {
+	g    *Gateway
+	next http.Handler // go-sdk's stateless handler
+	cop  *http.CrossOriginProtection
+	// clients remembers what the _meta of recent requests said.
+	clients clientMetas
+	// localhostCheck is go-sdk's DNS-rebinding check of a request to a
+	// loopback address, on unless the options turn it off.
+	localhostCheck bool
+}
+
+func (g *Gateway) relayStateless(next http.Handler, opts *mcp.StreamableHTTPOptions) http.Handler {
+	return &statelessRelay{g: g, next: next, cop: opts.CrossOriginProtection, localhostCheck: !opts.DisableLocalhostProtection}
+}
+
+func (sr *statelessRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !sr.headersOK(r) {
+		sr.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		sr.next.ServeHTTP(w, r)
+		return
+	}
+	call, jid, ok := sr.take(r, body)
+	if !ok {
+		sr.next.ServeHTTP(w, r)
+		return
+	}
+	sr.serve(w, r, call, jid)
+}
+
+// metaKeys are the _meta keys a relayed request may carry: what every
+// 2026-07-28 request says of its client. Anything more (a progress token,
+// a log level, delegation, trace context) goes to go-sdk.
+var metaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities, mcp.MetaKeyClientInfo}
+
+// take reports whether the relay answers the request itself, with the call
+// to make and the response's id: a tools/call with a name, arguments and
+// _meta only (a retry that answers input requests goes to go-sdk, which
+// resumes the parked call), of a tool the face lists whose schema binds no
+// argument to a header, whose _meta go-sdk would accept for the revision
+// the headers name.
+func (sr *statelessRelay) take(r *http.Request, body []byte) (relayedCall, jsonrpc.ID, bool) {
+	var env map[string]json.RawMessage
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &env) != nil || len(env) != 4 ||
+		string(env["jsonrpc"]) != `"2.0"` || string(env["method"]) != `"tools/call"` || !objectOf(env["params"]) {
+		return relayedCall{}, jsonrpc.ID{}, false
+	}
+	jid, ok := relayID(env["id"])
+	if !ok {
+		return relayedCall{}, jsonrpc.ID{}, false
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(env["params"], &keys) != nil || !onlyKeys(keys, "name", "arguments", "_meta") {
+		return relayedCall{}, jsonrpc.ID{}, false
+	}
+	var name string
+	if json.Unmarshal(keys["name"], &name) != nil || name == "" || name != r.Header.Get("Mcp-Name") ||
+		!sr.g.forwarded(name) || sr.g.bindsHeaders(name) {
+		return relayedCall{}, jsonrpc.ID{}, false
+	}
+	args, hasArgs := keys["arguments"]
+	if hasArgs && !objectOf(args) && string(args) != "null" { // go-sdk's client sends null for none
+		return relayedCall{}, jsonrpc.ID{}, false
+	}
+	who, ok := sr.clients.read(keys["_meta"])
+	if !ok || who.version != r.Header.Get("Mcp-Protocol-Version") {
+		return relayedCall{}, jsonrpc.ID{}, false
+	}
+	call := &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{Meta: who.meta(), Name: name, Arguments: args},
+		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
+	}
+	return relayedCall{req: call, caps: who.caps}, jid, true
+}
+
+// objectOf reports whether raw is a JSON object.
+func objectOf(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+
+// onlyKeys reports whether m has the first of keys and no key outside
+// them.
+func onlyKeys[V any](m map[string]V, keys ...string) bool {
+	if _, ok := m[keys[0]]; !ok {
+		return false
+	}
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// headersOK holds the relay to the headers go-sdk's stateless handler
+// accepts for a tools/call: a same-origin JSON request that accepts both
+// response kinds, in a revision the face speaks that takes no session,
+// naming its method; no Last-Event-ID, which go-sdk refuses on a POST.
+func (sr *statelessRelay) headersOK(r *http.Request) bool {
+	if sr.localhostCheck && rebound(r) {
+		return false
+	}
+	if sr.cop != nil && sr.cop.Check(r) != nil {
+		return false
+	}
+	if r.Header.Get("Content-Type") != "application/json" || !acceptsBoth(r) || r.Header.Get("Last-Event-ID") != "" {
+		return false
+	}
+	v := r.Header.Get("Mcp-Protocol-Version")
+	return v >= newestVersion && slices.Contains(protocolVersions, v) && r.Header.Get("Mcp-Method") == "tools/call"
+}
+
+// rebound reports what go-sdk refuses as DNS rebinding: a request that
+// reached a loopback address naming a host that is not loopback.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	return isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host)
+}
+
+func isLoopbackAddr(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	return isLoopbackHost(host)
+}
+
+// serve makes the call and writes the result as go-sdk's stateless
+// handler would: after its tools/call (callTool) and its handling of a
+// 2026-07-28 request (a result type and the server's info in _meta).
+func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, call relayedCall, jid jsonrpc.ID) {
+	// The request's context ends when the client closes the POST, which
+	// ends the call, as go-sdk's PropagateRequestCancellation does.
+	ctx := context.WithValue(r.Context(), relayedKey{}, call)
+	res, err := sr.g.relayCall(ctx, "tools/call", call.req)
+	var result json.RawMessage
+	if err == nil {
+		result, err = sr.g.statelessResult(res)
+	}
+	writeJSONResponse(w, jid, result, err)
+}
+
+// writeJSONResponse writes a relayed call's answer, its result or err, as
+// one application/json body framed by go-sdk's jsonrpc package (which
+// gives an error go-sdk's code).
+func writeJSONResponse(w http.ResponseWriter, jid jsonrpc.ID, result json.RawMessage, err error) {
+	resp := &jsonrpc.Response{ID: jid, Result: result}
+	if err != nil {
+		resp = &jsonrpc.Response{ID: jid, Error: err}
+	}
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		http.Error(w, "weft: cannot encode the response", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+// statelessResult encodes a tool's result as go-sdk does for a 2026-07-28
+// request: content is never null unless input is required, the result
+// type says which, and _meta names the server unless it already does.
+// The result type is not settable outside go-sdk, so it is written where
+// CallToolResult.MarshalJSON puts it: after the other fields, before the
+// input requests.
+func (g *Gateway) statelessResult(res mcp.Result) (json.RawMessage, error) {
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r == nil {
+		return json.Marshal(res)
+	}
+	out := *r
+	asks := out.InputRequests
+	if asks != nil && (len(out.Content) > 0 || out.StructuredContent != nil) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "server bug: result has both content and inputRequests"}
+	}
+	kind := `"complete"`
+	if asks != nil {
+		kind = `"input_required"`
+	} else if out.Content == nil {
+		out.Content = []mcp.Content{}
+	}
+	if _, named := out.Meta[mcp.MetaKeyServerInfo]; !named {
+		meta := make(mcp.Meta, len(out.Meta)+1)
+		for k, v := range out.Meta {
+			meta[k] = v
+		}
+		meta[mcp.MetaKeyServerInfo] = g.info
+		out.Meta = meta
+	}
+	out.InputRequests = nil
+	data, err := json.Marshal(&out)
+	if err != nil || len(data) < 2 {
+		return data, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, len(data)+64))
+	buf.Write(data[:len(data)-1])
+	if len(data) > 2 {
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"resultType":` + kind)
+	if asks != nil {
+		ir, err := json.Marshal(asks)
+		if err != nil {
+			return nil, err
+		}
+		buf.WriteString(`,"inputRequests":`)
+		buf.Write(ir)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// callerOfCall is callerOf for a tool call: a call with no session is a
+// stateless request the relay answers, whose client names itself in _meta,
+// as it names itself to go-sdk's temporary session.
+func (g *Gateway) callerOfCall(req *mcp.CallToolRequest) hub.Caller {
+	if req.Session != nil {
+		return g.callerOf(req.Session)
+	}
+	c := hub.Caller{Face: "http", Agent: g.View().Name()}
+	if ci := req.ClientInfo(); ci != nil {
+		c.Client = ci.Name
+	}
+	return c
+}
+
+// noteHeaders records whether a tool's input schema binds an argument to
+// an Mcp-Param header, which go-sdk checks against the request's headers;
+// sync calls it under g.mu for each tool it (re)registers.
+func (g *Gateway) noteHeaders(name string, def *mcp.Tool) {
+	schema, err := json.Marshal(def.InputSchema)
+	if err != nil || bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
+		g.headerTools[name] = true
+		return
+	}
+	delete(g.headerTools, name)
+}
+
+// publishHeaders forgets the tools no longer listed and publishes the rest
+// for bindsHeaders; sync calls it under g.mu.
+func (g *Gateway) publishHeaders(listed map[string]bool) {
+	set := make(map[string]bool, len(g.headerTools))
+	for name := range g.headerTools {
+		if listed[name] {
+			set[name] = true
+		} else {
+			delete(g.headerTools, name)
+		}
+	}
+	g.headerBound.Store(&set)
+}
+
+// bindsHeaders reports whether the listed tool name binds arguments to
+// headers (a call of it goes to go-sdk, which checks them).
+func (g *Gateway) bindsHeaders(name string) bool {
+	set := g.headerBound.Load()
+	return set != nil && (*set)[name]
+}
+
+// acceptsBoth reports whether r accepts both response kinds, as go-sdk
+// requires of a POST (its own check also takes wildcards, which the
+// relays leave to it).
+func acceptsBoth(r *http.Request) bool {
+	accept := strings.Join(r.Header.Values("Accept"), ",")
+	return strings.Contains(accept, "application/json") && strings.Contains(accept, "text/event-stream")
+}
