@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rawServerEnv) != "" {
+		serveRawShapes()
+		return
+	}
 	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
 		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
 		goleak.IgnoreAnyFunction("internal/poll.runtime_pollWait"))

@@ -334,7 +334,9 @@ func (rl *relay) sdkDue(s *relaySession) bool {
 }
 
 // serve makes the call through weft's receiving middleware and
-// forwardTool, as go-sdk would, and writes the JSON response.
+// forwardTool, as go-sdk would, and writes the JSON response: the
+// upstream's result as it came when the call could carry it raw
+// (rawslot.go), else the typed result marshalled.
 func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, call *mcp.CallToolRequest, jid jsonrpc.ID) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -351,7 +353,8 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 	defer s.untrack(jid)
 	rl.busy(s, r)
 	defer rl.done(s)
-	res, err := rl.g.relayCall(ctx, "tools/call", call)
+	slot := &rawSlot{}
+	res, err := rl.g.relayCall(withRawSlot(ctx, slot), "tools/call", call)
 	if ctx.Err() != nil && s.ended() {
 		// go-sdk cancels a session's calls when it ends; the spec answers
 		// an ended session's request with 404.
@@ -359,7 +362,9 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 		return
 	}
 	var result json.RawMessage
-	if err == nil {
+	if raw, ok := slot.result(res); err == nil && ok {
+		result = raw
+	} else if err == nil {
 		result, err = json.Marshal(res)
 	}
 	writeJSONResponse(w, jid, result, err)

@@ -41,7 +41,12 @@ func (g *Gateway) callThrough(ctx context.Context, peer upstream.Peer, name stri
 	if err != nil {
 		return nil, err
 	}
-	res, err := g.hub.CallTool(ctx, peer, hubName, args, meta)
+	var res *mcp.CallToolResult
+	if slot := rawSlotFrom(ctx); slot != nil {
+		res, err = slot.call(ctx, g.hub, peer, hubName, args, meta)
+	} else {
+		res, err = g.hub.CallTool(ctx, peer, hubName, args, meta)
+	}
 	if errors.Is(err, hub.ErrUnknownTool) {
 		if why := g.instanceUnavailable(name); why != nil {
 			return nil, unavailableTool(name, why) // the state, not just "unknown"

@@ -14,27 +14,49 @@ import (
 // CallTool routes a call of the exposed tool name to its upstream. A tool
 // result with isError set is a result, not an error.
 func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (res *mcp.CallToolResult, err error) {
+	err = h.callTool(ctx, name, args, meta, func(ctx context.Context, conn *upstream.Conn, tool string, meta mcp.Meta) (bool, error) {
+		res, err = conn.CallTool(ctx, peer, tool, args, meta)
+		return res != nil && res.IsError, err
+	})
+	return res, err
+}
+
+// CallToolRaw is CallTool with the result as JSON (upstream.CallToolRaw),
+// under the same guards and observers.
+func (h *Hub) CallToolRaw(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (res upstream.RawResult, err error) {
+	err = h.callTool(ctx, name, args, meta, func(ctx context.Context, conn *upstream.Conn, tool string, meta mcp.Meta) (bool, error) {
+		res, err = conn.CallToolRaw(ctx, peer, tool, args, meta)
+		return res.IsError, err
+	})
+	return res, err
+}
+
+// callTool runs call, which makes the upstream call of the exposed tool
+// name and reports whether its result is an error result, under the
+// tool's guards (doTool) and the observers.
+func (h *Hub) callTool(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta,
+	call func(ctx context.Context, conn *upstream.Conn, tool string, meta mcp.Meta) (bool, error)) (err error) {
 	ctx, obs := h.observeStart(ctx, name, args, meta)
+	isError := false
 	if obs != nil {
 		meta = obs.Meta
-		defer func() { h.observeEnd(ctx, obs, res, err) }()
+		defer func() { h.observeEnd(ctx, obs, &mcp.CallToolResult{IsError: isError}, err) }()
 	}
 	t, err := h.AwaitTool(ctx, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if obs != nil {
 		obs.Server = t.Server
 	}
-	err = h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
+	return h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
 		sent := time.Now()
-		res, err = conn.CallTool(ctx, peer, t.Original, args, meta)
+		isError, err = call(ctx, conn, t.Original, meta)
 		if obs != nil {
 			obs.Upstream = time.Since(sent)
 		}
 		return err
 	})
-	return res, err
 }
 
 // GetPrompt routes a prompt request to its upstream.

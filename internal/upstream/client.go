@@ -138,7 +138,7 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 		Writer:        proc.stdin,
 		MaxLineLength: c.opts.MaxMessageBytes,
 	}
-	return countingTransport{Transport: pipes, order: order}, proc, nil
+	return &rawTransport{Transport: countingTransport{Transport: pipes, order: order}}, proc, nil
 }
 
 var environ0 = environ

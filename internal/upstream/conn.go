@@ -86,6 +86,7 @@ type Conn struct {
 	cancel  context.CancelFunc
 	router  *router
 	order   *noteOrder // progress and logs before results; see ordering.go
+	raw     *rawConn   // weft's own calls on the connection (rawconn.go); nil unless stdio
 	info    Info
 
 	mu  sync.RWMutex
@@ -197,7 +198,7 @@ func (c *Conn) attempt(ctx context.Context, version string, probe time.Duration)
 		}
 		return fmt.Errorf("connect %s: %w", c.cfg.Name, c.authHint(err))
 	}
-	c.session, c.proc, c.cancel, c.order = cs, proc, cancel, order
+	c.session, c.proc, c.cancel, c.order, c.raw = cs, proc, cancel, order, rawConnOf(transport)
 	res := cs.InitializeResult()
 	c.info = Info{ProtocolVersion: res.ProtocolVersion, Instructions: res.Instructions, Capabilities: res.Capabilities}
 	if res.ServerInfo != nil {

@@ -236,6 +236,14 @@ func TestProgressAndLogsReachThePeerBeforeTheResult(t *testing.T) {
 	if got := callText(t, res, err); got != "done" {
 		t.Fatalf("chatty = %q", got)
 	}
+	checkChattyRelayed(t, peer)
+}
+
+// checkChattyRelayed checks what the chatty tool sent before its result
+// reached peer: three progress notifications under the client's own
+// token, and one log line.
+func checkChattyRelayed(t *testing.T, peer *fakePeer) {
+	t.Helper()
 	peer.mu.Lock()
 	defer peer.mu.Unlock()
 	if len(peer.progress) != 3 {
@@ -287,11 +295,20 @@ func TestCloseDuringACallFailsItWithErrClosedInFlight(t *testing.T) {
 	url := serveHTTP(t, testServerReleasing(release), nil)
 	t.Cleanup(func() { close(release) }) // runs before the server's Close
 	c := dial(t, url, Options{})
-	done := make(chan error, 1)
-	go func() {
+	err := closeDuringCall(c, func() error {
 		_, err := c.CallTool(context.Background(), nil, "block", nil, nil)
-		done <- err
-	}()
+		return err
+	})
+	if !errors.Is(err, ErrClosedInFlight) {
+		t.Fatalf("call cut by Close: %v, want ErrClosedInFlight", err)
+	}
+}
+
+// closeDuringCall runs call, closes c once the call is in flight, and
+// returns the call's error.
+func closeDuringCall(c *Conn, call func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- call() }()
 	for { // the call is registered before it is sent
 		c.router.mu.Lock()
 		n := len(c.router.recent)
@@ -302,9 +319,7 @@ func TestCloseDuringACallFailsItWithErrClosedInFlight(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	c.Close(context.Background())
-	if err := <-done; !errors.Is(err, ErrClosedInFlight) {
-		t.Fatalf("call cut by Close: %v, want ErrClosedInFlight", err)
-	}
+	return <-done
 }
 
 // hangOn holds every request whose body mentions method until the client

@@ -1,0 +1,111 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
+)
+
+// shapesFace serves a face with the test binary as a stdio upstream
+// "shapes" (rawserver_test.go) and opens a go-sdk session pinned to
+// 2025-11-25; it returns the face's URL and the session's id.
+func shapesFace(t *testing.T) (string, string) {
+	t.Helper()
+	g, addr, _ := serveFace(t, HTTPOptions{})
+	if res := g.hub.Apply(context.Background(), map[string]*config.Server{
+		"shapes": {Name: "shapes", Type: config.TransportStdio, Target: os.Args[0],
+			Env: map[string]string{"GATEWAY_TEST_RAW_SERVER": "1"}, TimeoutMS: 10_000},
+	}); len(res.Failed) > 0 {
+		t.Fatalf("apply: %v", res.Failed)
+	}
+	url := "http://" + addr + Endpoint
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "raw-test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return url, cs.ID()
+}
+
+// rawReply is a JSON-RPC response as the face wrote it.
+type rawReply struct {
+	kind   string // the response's Content-Type
+	result json.RawMessage
+	err    json.RawMessage
+}
+
+// postCall posts one tools/call of the session and returns the response.
+func postCall(t *testing.T, url, session, body string) rawReply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(sessionHeader, session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := strings.Split(resp.Header.Get("Content-Type"), ";")[0]
+	if kind == "text/event-stream" { // the response is the event that has an id
+		for line := range strings.SplitSeq(string(data), "\n") {
+			if msg, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(msg, `"id":`) {
+				data = []byte(msg)
+			}
+		}
+	}
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatalf("response %q: %v", data, err)
+	}
+	return rawReply{kind: kind, result: env.Result, err: env.Error}
+}
+
+// TestRelayedRawResultsAreWhatGoSDKAnswers calls each tool of a stdio
+// upstream twice in one session: through go-sdk's handler (a progress
+// token sends the call there) and through the relay, whose result is the
+// upstream's bytes. The two answers must be the same bytes.
+func TestRelayedRawResultsAreWhatGoSDKAnswers(t *testing.T) {
+	url, session := shapesFace(t)
+	for i, tool := range []string{"text", "structured", "fails", "empty", "refuses"} {
+		name := "shapes__" + tool
+		viaSDK := postCall(t, url, session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"progressToken":"p"}}}`, 2*i+100, name))
+		relayed := postCall(t, url, session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, 2*i+101, name))
+		if viaSDK.kind != "text/event-stream" || relayed.kind != "application/json" {
+			t.Fatalf("%s: answered as %q and %q, want go-sdk's stream and the relay's JSON", tool, viaSDK.kind, relayed.kind)
+		}
+		if !bytes.Equal(viaSDK.result, relayed.result) || !bytes.Equal(viaSDK.err, relayed.err) {
+			t.Errorf("%s:\n relayed result %s error %s\n go-sdk  result %s error %s", tool, relayed.result, relayed.err, viaSDK.result, viaSDK.err)
+		}
+		if tool == "empty" && !bytes.Contains(relayed.result, []byte(`"content":[]`)) {
+			t.Errorf("empty: relayed %s, want an empty content list", relayed.result)
+		}
+		if tool == "refuses" && !bytes.Contains(relayed.err, []byte(`-32042`)) {
+			t.Errorf("refuses: relayed error %s, want the upstream's code", relayed.err)
+		}
+	}
+}

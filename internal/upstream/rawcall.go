@@ -1,0 +1,122 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// RawResult is a tools/call result as JSON, for a caller that relays it
+// without looking inside (the face's relay).
+type RawResult struct {
+	// JSON is the result object, with a "content" list that is never null.
+	JSON json.RawMessage
+	// IsError is the result's isError, for breakers and observers.
+	IsError bool
+}
+
+// rawShape is the part of a result the raw path reads.
+type rawShape struct {
+	Content       json.RawMessage `json:"content"`
+	IsError       bool            `json:"isError"`
+	InputRequests json.RawMessage `json:"inputRequests"`
+}
+
+// CallToolRaw is CallTool with the result as JSON. On a stdio connection
+// with a legacy revision the result travels as the upstream sent it (see
+// rawConn), skipping go-sdk's typed decode of the result and its content;
+// a result that is not a plain one (no content list, an input-required
+// result) is decoded and handled exactly as CallTool would. Elsewhere it is
+// CallTool, its result encoded.
+func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
+		res, err := c.CallTool(ctx, peer, name, args, meta)
+		if err != nil {
+			return RawResult{}, err
+		}
+		return encodeResult(res)
+	}
+	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	ctx, done := c.track(ctx, peer, params)
+	defer done()
+	data, err := json.Marshal(params)
+	if err != nil {
+		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
+	}
+	raw, err := c.raw.call(ctx, "tools/call", data)
+	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
+		// Close ended the connection: its cancel of ctx (an AfterFunc,
+		// run in a goroutine) may not have run yet.
+		return RawResult{}, ErrClosedInFlight
+	}
+	if err != nil {
+		return RawResult{}, closedErr(ctx, err)
+	}
+	if shape, ok := plainResult(raw); ok {
+		return RawResult{JSON: raw, IsError: shape.IsError}, nil
+	}
+	res, err := c.typedResult(ctx, peer, params, raw)
+	if err != nil {
+		return RawResult{}, closedErr(ctx, err)
+	}
+	return encodeResult(res)
+}
+
+// plainResult reads what the raw path needs of a result, and reports
+// whether the result can be relayed as it is: an object with a content
+// list and no input requests.
+func plainResult(raw json.RawMessage) (rawShape, bool) {
+	var shape rawShape
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(raw, &shape) != nil {
+		return shape, false
+	}
+	content := bytes.TrimSpace(shape.Content)
+	inputs := bytes.TrimSpace(shape.InputRequests)
+	return shape, len(content) > 0 && content[0] == '[' && (len(inputs) == 0 || bytes.Equal(inputs, []byte("null")))
+}
+
+// typedResult decodes a raw result that is not plain, as go-sdk's session
+// would have, and finishes the call as CallTool does (input-required
+// rounds made through the session).
+func (c *Conn) typedResult(ctx context.Context, peer Peer, params *mcp.CallToolParams, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var first mcp.CallToolResult
+	if err := json.Unmarshal(raw, &first); err != nil {
+		return nil, fmt.Errorf("calling %q: %w", "tools/call", err)
+	}
+	sent := false
+	return roundTrip(ctx, peer, func(answers mcp.InputResponseMap, state string) (*mcp.CallToolResult, error) {
+		if !sent {
+			sent = true
+			return &first, nil
+		}
+		p := *params
+		p.InputResponses, p.RequestState = answers, state
+		return c.session.CallTool(withPeer(ctx, peer), &p)
+	}, func(r *mcp.CallToolResult) (mcp.InputRequestMap, string) { return r.InputRequests, r.RequestState })
+}
+
+// encodeResult is a typed result as the face sends it: no content is an
+// empty list, never null (as go-sdk's server does).
+func encodeResult(res *mcp.CallToolResult) (RawResult, error) {
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	if res.Content == nil {
+		r := *res
+		r.Content = []mcp.Content{}
+		res = &r
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return RawResult{}, fmt.Errorf("encode the result of tools/call: %w", err)
+	}
+	return RawResult{JSON: data, IsError: res.IsError}, nil
+}
