@@ -229,9 +229,9 @@ func TestRelayRefusesAnotherUsersSession(t *testing.T) {
 // while one of its calls runs; nor may a relayed call, which go-sdk does
 // not see, let it.
 func TestRelayedCallKeepsItsSessionAlive(t *testing.T) {
-	addr := rawFace(t, Options{}, HTTPOptions{SessionIdleTimeout: 400 * time.Millisecond})
+	addr := rawFace(t, Options{}, HTTPOptions{SessionIdleTimeout: time.Second})
 	sid := rawSession(t, addr, "")
-	resp, body := rawPost(t, addr, sid, "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"alpha__sleep","arguments":{"ms":1500}}}`)
+	resp, body := rawPost(t, addr, sid, "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"alpha__sleep","arguments":{"ms":2500}}}`)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "slept") {
 		t.Fatalf("a call longer than the idle timeout: %d %s", resp.StatusCode, body)
 	}
