@@ -5,16 +5,16 @@ import (
 	"runtime/debug"
 )
 
-// Garbage-collector defaults for weft's own process. Each proxied message
-// is decoded and encoded twice (client side and upstream side), and the
-// SDK allocates a fresh buffer per decode, so the default GOGC=100 spends a
-// large share of a call in GC. bench/ measured GOGC=400 against 100 in one
-// machine state: stdio c=1 added p50 0.78 → 0.56 ms, http c=1 1.23 → 0.89 ms
-// (docs/guides/performance.md). The soft memory limit keeps the larger
-// heap target from growing weft's RSS past what a user would notice: the
-// collector works harder as the heap nears it.
+// Garbage-collector defaults for weft's own process. Before the HTTP relay,
+// each proxied message was decoded and encoded twice and the default
+// GOGC=100 spent a large share of a call in GC, so weft ran at GOGC=400.
+// With the relay most per-call garbage is gone, and GOGC=200 keeps RSS under
+// load at 33–40 MB (40–53 MB at 400) for 7–20 % more gateway CPU per call
+// (docs/guides/performance.md, "After the relay merged"). The soft memory
+// limit is a ceiling for large catalogs: the collector works harder as the
+// heap nears it rather than letting the 200 % head-room grow past it.
 const (
-	defaultGCPercent   = 400
+	defaultGCPercent   = 200
 	defaultMemoryLimit = 128 << 20
 )
 
