@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/hub"
@@ -48,4 +50,79 @@ func (s *rawSlot) call(ctx context.Context, h *hub.Hub, peer upstream.Peer, name
 func (s *rawSlot) result(res mcp.Result) (json.RawMessage, bool) {
 	stub, ok := res.(*mcp.CallToolResult)
 	return s.json, ok && stub != nil && stub == s.stub
+}
+
+// typed is res, a parked call's outcome, with the slot's stub replaced by
+// its typed result (decode): for a retry that resumed the call, which
+// go-sdk answers and which knows nothing of the slot.
+func (s *rawSlot) typed(res any) (any, error) {
+	if s == nil {
+		return res, nil
+	}
+	if r, ok := res.(mcp.Result); ok {
+		if _, stub := s.result(r); stub {
+			return s.decode()
+		}
+	}
+	return res, nil
+}
+
+// decode is the slot's JSON as the typed result go-sdk's client session
+// would have decoded it to.
+func (s *rawSlot) decode() (*mcp.CallToolResult, error) {
+	out := &mcp.CallToolResult{}
+	if err := json.Unmarshal(s.json, out); err != nil {
+		return nil, fmt.Errorf("calling %q: %w", "tools/call", err)
+	}
+	return out, nil
+}
+
+// statelessRaw is what go-sdk's stateless handler sends for a raw result
+// (statelessResult for a typed one), spliced into the upstream's bytes
+// without decoding them: the server's info as the only _meta key, first,
+// and "resultType":"complete" last, where CallToolResult.MarshalJSON puts
+// them around the fields it read. It reports false for a result whose
+// bytes it cannot splice exactly: one with a _meta of its own (go-sdk
+// merges the server's info into it, re-encoded with its keys sorted) or
+// input requests (input_required, with its own checks), and anything not
+// an object; those take the typed path.
+func (g *Gateway) statelessRaw(raw json.RawMessage) (json.RawMessage, bool) {
+	body := bytes.TrimSpace(raw)
+	if len(body) < 2 || body[0] != '{' || body[len(body)-1] != '}' ||
+		hasKeyFold(body, `"_meta"`) || hasKeyFold(body, `"inputRequests"`) {
+		return nil, false
+	}
+	fields := bytes.TrimSpace(body[1 : len(body)-1])
+	if len(fields) == 0 { // not a plain result: it has a content list
+		return nil, false
+	}
+	info := g.infoJSON
+	if len(info) == 0 {
+		return nil, false
+	}
+	const head, tail = `{"_meta":{"` + mcp.MetaKeyServerInfo + `":`, `,"resultType":"complete"}`
+	out := make([]byte, 0, len(head)+len(info)+2+len(fields)+len(tail))
+	out = append(out, head...)
+	out = append(out, info...)
+	out = append(out, "},"...)
+	out = append(out, fields...)
+	out = append(out, tail...)
+	return out, true
+}
+
+// hasKeyFold reports whether body holds quoted, ignoring case (go-sdk's
+// decoder matches field names so), anywhere: a key, or a string that
+// looks like one, either way a result the splice leaves to the typed path.
+func hasKeyFold(body []byte, quoted string) bool {
+	for i := 0; i+len(quoted) <= len(body); i++ {
+		j := bytes.IndexByte(body[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(quoted) <= len(body) && bytes.EqualFold(body[i:i+len(quoted)], []byte(quoted)) {
+			return true
+		}
+	}
+	return false
 }
