@@ -11,7 +11,7 @@ import (
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
-// rawSlot lets a relayed tools/call (relay.go) carry the upstream's result
+// rawSlot lets a relayed tools/call (relay.go, relaystateless.go) carry the upstream's result
 // as JSON past the receiving middleware, which deal in typed results only
 // (mcp.Result has unexported methods: raw bytes cannot be one). The call's
 // terminal, callThrough, fills the slot with the JSON and returns a stub
@@ -83,13 +83,15 @@ func (s *rawSlot) decode() (*mcp.CallToolResult, error) {
 // and "resultType":"complete" last, where CallToolResult.MarshalJSON puts
 // them around the fields it read. It reports false for a result whose
 // bytes it cannot splice exactly: one with a _meta of its own (go-sdk
-// merges the server's info into it, re-encoded with its keys sorted) or
-// input requests (input_required, with its own checks), and anything not
-// an object; those take the typed path.
+// merges the server's info into it, re-encoded with its keys sorted),
+// input requests (input_required, with its own checks) or a result type
+// of its own (go-sdk sets it), and anything not an object; those take the
+// typed path. A string that merely reads like one of those keys sends a
+// result the typed way too: the check is a scan, not a decode.
 func (g *Gateway) statelessRaw(raw json.RawMessage) (json.RawMessage, bool) {
 	body := bytes.TrimSpace(raw)
 	if len(body) < 2 || body[0] != '{' || body[len(body)-1] != '}' ||
-		hasKeyFold(body, `"_meta"`) || hasKeyFold(body, `"inputRequests"`) {
+		hasKeyFold(body, `"_meta"`) || hasKeyFold(body, `"inputRequests"`) || hasKeyFold(body, `"resultType"`) {
 		return nil, false
 	}
 	fields := bytes.TrimSpace(body[1 : len(body)-1])

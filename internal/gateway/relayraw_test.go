@@ -158,6 +158,8 @@ func TestStatelessRawSplicesOnlyWhatItCan(t *testing.T) {
 		{`{"_meta":{"a":1},"content":[]}`, ""},
 		{`{"content":[],"_META":{"a":1}}`, ""},
 		{`{"content":[],"inputRequests":{}}`, ""},
+		{`{"content":[],"resultType":"complete"}`, ""},
+		{`{"content":[{"type":"text","text":"x","_meta":{}}]}`, ""},
 		{`{}`, ""},
 		{`[]`, ""},
 	} {
