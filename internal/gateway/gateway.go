@@ -97,10 +97,12 @@ type Gateway struct {
 	pages       listPages         // tools/list pages as go-sdk answered them; see listpages.go
 	// headerTools are the listed tools whose schemas bind arguments to
 	// headers (guarded by mu), published in headerBound for the stateless
-	// relay (relaystateless.go); info is the face's server info.
+	// relay (relaystateless.go); info is the face's server info, infoJSON
+	// that as go-sdk encodes it in a result's _meta (rawslot.go).
 	headerTools map[string]bool
 	headerBound atomic.Pointer[map[string]bool]
 	info        *mcp.Implementation
+	infoJSON    []byte
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -120,6 +122,9 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		headerTools: map[string]bool{},
 		info:        &mcp.Implementation{Name: "weft", Title: "weft MCP gateway", Version: opts.Version},
 	}
+	// An Implementation always encodes; were it not to, the stateless
+	// relay would take the typed path (statelessRaw).
+	g.infoJSON, _ = json.Marshal(g.info)
 	if opts.View == nil {
 		opts.View = agentview.Everything("", -1)
 	}

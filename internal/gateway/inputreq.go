@@ -44,6 +44,9 @@ type parkedCall struct {
 	cancel  context.CancelFunc
 	pending *ask // the request the client was last asked
 	n       int  // input requests issued, to key them
+	// slot is the raw slot of the request that started the call, if
+	// any: a retry (which go-sdk answers) gets the typed result instead.
+	slot *rawSlot
 
 	mu  sync.Mutex
 	cur *waiting // the client request now waiting on the call, if any
@@ -105,7 +108,7 @@ func askInput[R mcp.InputResponse](ctx context.Context, pc *parkedCall, params m
 // input-required results, and waits for its first outcome.
 func (pk *parking) start(ctx context.Context, ss *mcp.ServerSession, call func(context.Context, *parkedCall) (any, error)) (any, error) {
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), parkTimeout)
-	pc := &parkedCall{asks: make(chan ask), done: make(chan struct{}), cancel: cancel}
+	pc := &parkedCall{asks: make(chan ask), done: make(chan struct{}), cancel: cancel, slot: rawSlotFrom(ctx)}
 	pc.setCurrent(&waiting{ss: ss, ctx: ctx})
 	go func() {
 		defer close(pc.done)
@@ -135,6 +138,9 @@ func (pk *parking) resume(ctx context.Context, ss *mcp.ServerSession, state stri
 	pc.setCurrent(&waiting{ss: ss, ctx: ctx})
 	pc.pending.answer <- answer
 	res, err = pk.wait(ctx, pc)
+	if err == nil {
+		res, err = pc.slot.typed(res)
+	}
 	return res, err, true
 }
 

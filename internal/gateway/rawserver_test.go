@@ -30,6 +30,17 @@ func serveRawShapes() {
 	mcp.AddTool(s, &mcp.Tool{Name: "empty"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "meta"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Meta: mcp.Meta{"z": 1.5, "a": map[string]any{"b": "<x>"}},
+			Content: []mcp.Content{&mcp.TextContent{Text: "with _meta"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "named"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Meta: mcp.Meta{mcp.MetaKeyServerInfo: map[string]any{"name": "shapes-own"}},
+			Content: []mcp.Content{&mcp.TextContent{Text: "names itself"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "quotes"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `a "_meta" and "inputRequests" in text`}}}, nil, nil
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "refuses"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return nil, nil, &jsonrpc.Error{Code: -32042, Message: "refused by the server", Data: []byte(`{"why":"test"}`)}
 	})

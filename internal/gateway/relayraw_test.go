@@ -21,13 +21,7 @@ import (
 // 2025-11-25; it returns the face's URL and the session's id.
 func shapesFace(t *testing.T) (string, string) {
 	t.Helper()
-	g, addr, _ := serveFace(t, HTTPOptions{})
-	if res := g.hub.Apply(context.Background(), map[string]*config.Server{
-		"shapes": {Name: "shapes", Type: config.TransportStdio, Target: os.Args[0],
-			Env: map[string]string{"GATEWAY_TEST_RAW_SERVER": "1"}, TimeoutMS: 10_000},
-	}); len(res.Failed) > 0 {
-		t.Fatalf("apply: %v", res.Failed)
-	}
+	_, addr := shapesGateway(t)
 	url := "http://" + addr + Endpoint
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "raw-test", Version: "1"}, nil).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
@@ -37,6 +31,26 @@ func shapesFace(t *testing.T) (string, string) {
 	t.Cleanup(func() { _ = cs.Close() })
 	return url, cs.ID()
 }
+
+// shapesGateway serves a face with the stdio upstream "shapes"
+// (rawserver_test.go) and returns it with its address.
+func shapesGateway(t *testing.T) (*Gateway, string) {
+	t.Helper()
+	g, addr, _ := serveFace(t, HTTPOptions{})
+	if res := g.hub.Apply(context.Background(), map[string]*config.Server{"shapes": shapesServer()}); len(res.Failed) > 0 {
+		t.Fatalf("apply: %v", res.Failed)
+	}
+	return g, addr
+}
+
+// shapesServer is the config of the stdio upstream "shapes".
+func shapesServer() *config.Server {
+	return &config.Server{Name: "shapes", Type: config.TransportStdio, Target: os.Args[0],
+		Env: map[string]string{"GATEWAY_TEST_RAW_SERVER": "1"}, TimeoutMS: 10_000}
+}
+
+// shapeTools are the tools of "shapes", each a kind of result.
+var shapeTools = []string{"text", "structured", "fails", "empty", "meta", "named", "quotes", "refuses"}
 
 // rawReply is a JSON-RPC response as the face wrote it.
 type rawReply struct {
@@ -91,7 +105,7 @@ func postCall(t *testing.T, url, session, body string) rawReply {
 // upstream's bytes. The two answers must be the same bytes.
 func TestRelayedRawResultsAreWhatGoSDKAnswers(t *testing.T) {
 	url, session := shapesFace(t)
-	for i, tool := range []string{"text", "structured", "fails", "empty", "refuses"} {
+	for i, tool := range shapeTools {
 		name := "shapes__" + tool
 		viaSDK := postCall(t, url, session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"progressToken":"p"}}}`, 2*i+100, name))
 		relayed := postCall(t, url, session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, 2*i+101, name))
@@ -106,6 +120,52 @@ func TestRelayedRawResultsAreWhatGoSDKAnswers(t *testing.T) {
 		}
 		if tool == "refuses" && !bytes.Contains(relayed.err, []byte(`-32042`)) {
 			t.Errorf("refuses: relayed error %s, want the upstream's code", relayed.err)
+		}
+	}
+}
+
+// TestStatelessRawResultsAreWhatGoSDKAnswers posts each tool's call as a
+// 2026-07-28 request to the face, whose stateless relay splices the
+// upstream's bytes, and to go-sdk's own stateless handler of the same
+// server, which decodes and re-encodes them: the two answers must be the
+// same bytes, a result with its own _meta (merged by go-sdk) included.
+func TestStatelessRawResultsAreWhatGoSDKAnswers(t *testing.T) {
+	g, addr := shapesGateway(t)
+	sdk := serveSDKStateless(t, g)
+	for _, tool := range shapeTools {
+		name := "shapes__" + tool
+		body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{` + rawMeta + `,"name":"` + name + `","arguments":{}}}`
+		relayed := postRaw(t, "http://"+addr+Endpoint, body, name, nil)
+		viaSDK := postRaw(t, sdk, body, name, nil)
+		if relayed.kind != "application/json" {
+			t.Fatalf("%s: answered as %s, want the relay's application/json", tool, relayed.kind)
+		}
+		if relayed.status != viaSDK.status || relayed.message != viaSDK.message {
+			t.Errorf("%s:\n relayed %d %s\n go-sdk  %d %s", tool, relayed.status, relayed.message, viaSDK.status, viaSDK.message)
+		}
+	}
+}
+
+// TestStatelessRawSplicesOnlyWhatItCan: the splice takes a result without
+// _meta or input requests and leaves the rest to the typed path.
+func TestStatelessRawSplicesOnlyWhatItCan(t *testing.T) {
+	g := &Gateway{infoJSON: []byte(`{"name":"weft","version":"v"}`)}
+	for _, c := range []struct{ raw, want string }{
+		{`{"content":[{"type":"text","text":"hi"}]}`,
+			`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weft","version":"v"}},"content":[{"type":"text","text":"hi"}],"resultType":"complete"}`},
+		{` {"content":[],"isError":true} `,
+			`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weft","version":"v"}},"content":[],"isError":true,"resultType":"complete"}`},
+		{`{"_meta":{"a":1},"content":[]}`, ""},
+		{`{"content":[],"_META":{"a":1}}`, ""},
+		{`{"content":[],"inputRequests":{}}`, ""},
+		{`{"content":[],"resultType":"complete"}`, ""},
+		{`{"content":[{"type":"text","text":"x","_meta":{}}]}`, ""},
+		{`{}`, ""},
+		{`[]`, ""},
+	} {
+		got, ok := g.statelessRaw(json.RawMessage(c.raw))
+		if ok != (c.want != "") || string(got) != c.want {
+			t.Errorf("statelessRaw(%s) = %s, %v; want %q", c.raw, got, ok, c.want)
 		}
 	}
 }

@@ -171,12 +171,32 @@ func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, call rel
 	// The request's context ends when the client closes the POST, which
 	// ends the call, as go-sdk's PropagateRequestCancellation does.
 	ctx := context.WithValue(r.Context(), relayedKey{}, call)
-	res, err := sr.g.relayCall(ctx, "tools/call", call.req)
+	slot := &rawSlot{}
+	res, err := sr.g.relayCall(withRawSlot(ctx, slot), "tools/call", call.req)
 	var result json.RawMessage
 	if err == nil {
-		result, err = sr.g.statelessResult(res)
+		result, err = sr.g.statelessAnswer(slot, res)
 	}
 	writeJSONResponse(w, jid, result, err)
+}
+
+// statelessAnswer is the result to send for res, the result the
+// middleware returned: the upstream's bytes spliced (statelessRaw) when
+// res is the slot's stub and they can be, else the typed result as
+// go-sdk encodes it, decoded from those bytes as go-sdk's client session
+// would have decoded them.
+func (g *Gateway) statelessAnswer(slot *rawSlot, res mcp.Result) (json.RawMessage, error) {
+	if raw, ok := slot.result(res); ok {
+		if out, ok := g.statelessRaw(raw); ok {
+			return out, nil
+		}
+		typed, err := slot.decode()
+		if err != nil {
+			return nil, err
+		}
+		res = typed
+	}
+	return g.statelessResult(res)
 }
 
 // writeJSONResponse writes a relayed call's answer, its result or err, as

@@ -212,7 +212,8 @@ const rawMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"
 // mints), whether the relay takes the request or leaves it to go-sdk.
 func TestStatelessRelayAnswersAsGoSDK(t *testing.T) {
 	up := testutil.ServeHTTP(t, headerServer())
-	g, addr, _ := statelessFace(t, map[string]*config.Server{"beta": {Name: "beta", Type: config.TransportHTTP, Target: up}})
+	g, addr, _ := statelessFace(t, map[string]*config.Server{"beta": {Name: "beta", Type: config.TransportHTTP, Target: up},
+		"shapes": shapesServer()}) // a stdio upstream: raw results (rawslot.go)
 	sdk := serveSDKStateless(t, g)
 	call := func(name, params string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + rawMeta + `,"name":"` + name + `"` + params + `}}`
@@ -227,6 +228,13 @@ func TestStatelessRelayAnswersAsGoSDK(t *testing.T) {
 		{name: "null arguments", body: call("alpha__elicit", `,"arguments":null`), tool: "alpha__elicit", relayed: true},
 		{name: "tool error", body: call("alpha__echo", `,"arguments":{"text":5}`), tool: "alpha__echo", relayed: true},
 		{name: "input required", body: call("alpha__elicit", `,"arguments":{}`), tool: "alpha__elicit", relayed: true},
+		{name: "raw text", body: call("shapes__text", `,"arguments":{}`), tool: "shapes__text", relayed: true},
+		{name: "raw structured", body: call("shapes__structured", `,"arguments":{}`), tool: "shapes__structured", relayed: true},
+		{name: "raw isError", body: call("shapes__fails", `,"arguments":{}`), tool: "shapes__fails", relayed: true},
+		{name: "raw empty content", body: call("shapes__empty", `,"arguments":null`), tool: "shapes__empty", relayed: true},
+		{name: "raw own _meta", body: call("shapes__meta", ``), tool: "shapes__meta", relayed: true},
+		{name: "raw own server info", body: call("shapes__named", ``), tool: "shapes__named", relayed: true},
+		{name: "raw upstream error", body: call("shapes__refuses", ``), tool: "shapes__refuses", relayed: true},
 		{name: "no capabilities", tool: "alpha__echo",
 			body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"alpha__echo"}}`},
 		{name: "unreadable capabilities", tool: "alpha__echo",
