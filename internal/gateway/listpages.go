@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -168,7 +167,7 @@ func (rl *relay) serveKept(w http.ResponseWriter, r *http.Request, s *relaySessi
 	req := &mcp.ListToolsRequest{
 		Session: s.ss,
 		Params:  &mcp.ListToolsParams{Cursor: cursor},
-		Extra:   &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
+		Extra:   requestExtra(r),
 	}
 	stub := &mcp.ListToolsResult{}
 	res, err := rl.g.listChain()(context.WithValue(r.Context(), keptPageKey{}, stub), "tools/list", req)

@@ -242,7 +242,7 @@ func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.Cal
 	call := &mcp.CallToolRequest{
 		Session: s.ss,
 		Params:  &mcp.CallToolParamsRaw{Name: name, Arguments: args},
-		Extra:   &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
+		Extra:   requestExtra(r),
 	}
 	return call, jid, true
 }
@@ -310,13 +310,7 @@ func (g *Gateway) forwarded(name string) bool {
 // that accepts both response kinds, in a legacy revision the face speaks;
 // no Last-Event-ID, which go-sdk refuses on a POST, and no rebound Host.
 func (rl *relay) headersOK(r *http.Request) bool {
-	if rl.localhostCheck && rebound(r) {
-		return false
-	}
-	if rl.cop != nil && rl.cop.Check(r) != nil {
-		return false
-	}
-	if !acceptsBoth(r) || r.Header.Get("Last-Event-ID") != "" {
+	if !sdkTakesPost(r, rl.localhostCheck, rl.cop) {
 		return false
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")

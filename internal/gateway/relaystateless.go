@@ -106,7 +106,7 @@ func (sr *statelessRelay) take(r *http.Request, body []byte) (relayedCall, jsonr
 	}
 	call := &mcp.CallToolRequest{
 		Params: &mcp.CallToolParamsRaw{Meta: who.meta(), Name: name, Arguments: args},
-		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
+		Extra:  requestExtra(r),
 	}
 	return relayedCall{req: call, caps: who.caps}, jid, true
 }
@@ -133,13 +133,7 @@ func onlyKeys[V any](m map[string]V, keys ...string) bool {
 // response kinds, in a revision the face speaks that takes no session,
 // naming its method; no Last-Event-ID, which go-sdk refuses on a POST.
 func (sr *statelessRelay) headersOK(r *http.Request) bool {
-	if sr.localhostCheck && rebound(r) {
-		return false
-	}
-	if sr.cop != nil && sr.cop.Check(r) != nil {
-		return false
-	}
-	if r.Header.Get("Content-Type") != "application/json" || !acceptsBoth(r) || r.Header.Get("Last-Event-ID") != "" {
+	if !sdkTakesPost(r, sr.localhostCheck, sr.cop) || r.Header.Get("Content-Type") != "application/json" {
 		return false
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")
@@ -153,15 +147,7 @@ func rebound(r *http.Request) bool {
 	if !ok || local == nil {
 		return false
 	}
-	return isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host)
-}
-
-func isLoopbackAddr(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	return isLoopbackHost(host)
+	return IsLoopbackListen(local.String()) && !IsLoopbackListen(r.Host)
 }
 
 // serve makes the call and writes the result as go-sdk's stateless
@@ -331,6 +317,25 @@ func (g *Gateway) publishHeaders(listed map[string]bool) {
 func (g *Gateway) bindsHeaders(name string) bool {
 	set := g.headerBound.Load()
 	return set != nil && (*set)[name]
+}
+
+// sdkTakesPost holds both relays to the checks go-sdk makes of any POST:
+// no rebound Host (when its localhost check is on), the same-origin check,
+// an Accept of both response kinds, and no Last-Event-ID.
+func sdkTakesPost(r *http.Request, localhostCheck bool, cop *http.CrossOriginProtection) bool {
+	if localhostCheck && rebound(r) {
+		return false
+	}
+	if cop != nil && cop.Check(r) != nil {
+		return false
+	}
+	return acceptsBoth(r) && r.Header.Get("Last-Event-ID") == ""
+}
+
+// requestExtra is what go-sdk gives a handler of r: the verified token
+// and the HTTP header.
+func requestExtra(r *http.Request) *mcp.RequestExtra {
+	return &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
 }
 
 // acceptsBoth reports whether r accepts both response kinds, as go-sdk
