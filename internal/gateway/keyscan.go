@@ -13,6 +13,44 @@ type validScan struct {
 	id      json.RawMessage // the top-level "id" value (matched ignoring case)
 	idFound bool            // the id key was present
 	idExact bool            // false: a non-ASCII top-level key may also match "id"
+	env     rawEnvelope     // what the relays read of the message
+}
+
+// rawEnvelope is what the relays read of a message, found by the message
+// check's walk so that a relayed request is parsed once: the raw values of
+// the top-level keys and of the params' keys, matched exactly, as go-sdk
+// matches them (its decoder is case-sensitive; the walk refuses two keys
+// that differ only in case, so each of these is the only one of its kind).
+type rawEnvelope struct {
+	jsonrpc, id, method, params []byte // nil: the key is missing
+	name, args                  []byte // params' name and arguments
+	paramsOther                 bool   // params has a key besides those two
+}
+
+// top notes a top-level key's value.
+func (e *rawEnvelope) top(key string, value []byte) {
+	switch key {
+	case "jsonrpc":
+		e.jsonrpc = value
+	case "id":
+		e.id = value
+	case "method":
+		e.method = value
+	case "params":
+		e.params = value
+	}
+}
+
+// param notes a key of the params object.
+func (e *rawEnvelope) param(key string, value []byte) {
+	switch key {
+	case "name":
+		e.name = value
+	case "arguments":
+		e.args = value
+	default:
+		e.paramsOther = true
+	}
 }
 
 // scanValid walks a message already known to be valid JSON (json.Valid)
@@ -33,6 +71,9 @@ type keyWalker struct {
 	pos  int
 	keys []string // lowered keys of the objects open, innermost last
 	res  validScan
+	// inParams is set while the walk is in the value of the message's
+	// "params".
+	inParams bool
 }
 
 func (s *keyWalker) done() bool { return s.res.dup || s.res.tooDeep }
@@ -143,9 +184,17 @@ func (s *keyWalker) object(depth int) {
 		s.pos++ // :
 		s.skipSpace()
 		valueStart := s.pos
+		params := depth == 0 && key == "params"
+		s.inParams = s.inParams || params
 		s.value(depth + 1)
-		if depth == 0 {
-			s.noteTopKey(lower, ascii, s.data[valueStart:s.pos])
+		s.inParams = s.inParams && !params
+		value := s.data[valueStart:s.pos]
+		switch {
+		case depth == 0:
+			s.noteTopKey(lower, ascii, value)
+			s.res.env.top(key, value)
+		case depth == 1 && s.inParams:
+			s.res.env.param(key, value)
 		}
 	}
 }
