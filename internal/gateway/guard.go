@@ -142,8 +142,7 @@ func tokenOK(r *http.Request, token string) bool {
 // a single message, then puts the body back for the MCP handler. It writes
 // the refusal and returns false when the request is refused.
 func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) bool {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if mt != "application/json" {
+	if !isJSON(r.Header.Get("Content-Type")) {
 		refuse(w, "weft: Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return false
 	}
@@ -169,6 +168,16 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time
 	}
 	r.Body = &checkedBody{Reader: bytes.NewReader(body), data: body, env: env}
 	return true
+}
+
+// isJSON reports whether a Content-Type names application/json, without
+// parsing the common exact value (ParseMediaType allocates its parameters).
+func isJSON(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "application/json"
 }
 
 // checkedBody is a request body checkBody read and checked, with what the

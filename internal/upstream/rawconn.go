@@ -22,9 +22,11 @@ import (
 // those calls weft sits between the session and its transport: rawConn
 // writes the request itself, with an id the session never uses (a string;
 // the session's ids are integers), and takes the response for that id out
-// of the stream before the session reads it. Everything else passes
+// of the stream before the session reads it: as a line of the child's
+// stdout, before go-sdk's connection decodes it (take), or failing that as
+// the message the connection decoded (Read). Everything else passes
 // through to the session unchanged. docs/guides/performance.md ("Raw
-// results") has the measurements.
+// results", "weft's own cost per relayed call") has the measurements.
 //
 // Only stdio connections are wrapped: go-sdk's Streamable HTTP and SSE
 // client connections rely on unexported methods (sessionUpdated) that a
