@@ -88,13 +88,7 @@ func cancelFace(t *testing.T, srv *config.Server) (string, string) {
 		t.Fatalf("apply: %v", res.Failed)
 	}
 	url := "http://" + addr + Endpoint
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cancel-test", Version: "1"}, nil).
-		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return url, cs.ID()
+	return url, pinnedSession(t, url)
 }
 
 // checkCancelled posts a relayed call of up__waits with args, awaits
@@ -103,54 +97,32 @@ func cancelFace(t *testing.T, srv *config.Server) (string, string) {
 // cancellation; the call's POST then returns, answered by the relay.
 func checkCancelled(t *testing.T, url, session, args string, await func(what string, ch <-chan struct{}) error, started, cancelled chan struct{}) {
 	t.Helper()
-	answered := make(chan rawReply, 1)
+	answered := make(chan string, 1) // the answer's Content-Type
 	go func() {
-		answered <- postCallTo(url, session, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"up__waits","arguments":`+args+`}}`)
+		_, kind, _, err := postSession(url, session, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"up__waits","arguments":`+args+`}}`)
+		if err != nil {
+			kind = "error: " + err.Error()
+		}
+		answered <- kind
 	}()
 	if err := await("started", started); err != nil {
 		t.Fatal(err)
 	}
-	status := postNote(t, url, session, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"test"}}`)
-	if status != http.StatusAccepted {
-		t.Fatalf("notifications/cancelled answered %d, want 202", status)
+	status, _, _, err := postSession(url, session, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"test"}}`)
+	if err != nil || status != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled answered %d, %v; want 202", status, err)
 	}
 	if err := await("cancelled", cancelled); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case reply := <-answered:
-		if reply.kind != "application/json" {
-			t.Errorf("the cancelled call was answered as %q, want the relay's application/json", reply.kind)
+	case kind := <-answered:
+		if kind != "application/json" {
+			t.Errorf("the cancelled call was answered as %q, want the relay's application/json", kind)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cancelled call's POST never returned")
 	}
-}
-
-// postCallTo is postCall for a goroutine: failures come back as the
-// reply's kind.
-func postCallTo(url, session, body string) rawReply {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	resp, err := http.DefaultClient.Do(sessionPost(ctx, url, session, body))
-	if err != nil {
-		return rawReply{kind: "error: " + err.Error()}
-	}
-	defer resp.Body.Close()
-	return rawReply{kind: strings.Split(resp.Header.Get("Content-Type"), ";")[0]}
-}
-
-// postNote posts a notification of the session and returns the status.
-func postNote(t *testing.T, url, session, body string) int {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	resp, err := http.DefaultClient.Do(sessionPost(ctx, url, session, body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
 }
 
 // sessionPost is a POST of the session as a 2025-11-25 client sends it.
