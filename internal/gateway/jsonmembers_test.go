@@ -81,3 +81,25 @@ func BenchmarkStatelessTake(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReadStatelessCallMatchesMaps holds the one-walk reader to the maps
+// wherever it takes a request.
+func FuzzReadStatelessCallMatchesMaps(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a__b","arguments":{"x":"}{]["},"_meta":{"k":1}}}`,
+		`{"params":{"name":"t\u0041"},"id":"1","jsonrpc":"2.0","method":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":[1,{"a":"\\"}"}],"name":"t"}} `,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, ok := readStatelessCall(body)
+		if !ok {
+			return
+		}
+		name, args, meta, refOK := readStatelessCallByMaps(body)
+		if !refOK || !got.named(name) || string(got.args) != string(args) || string(got.meta) != string(meta) {
+			t.Fatalf("body %q: read name %s args %s meta %s; the maps read %v %q %s %s", body, got.name, got.args, got.meta, refOK, name, args, meta)
+		}
+	})
+}

@@ -165,8 +165,7 @@ func readStatelessCall(body []byte) (statelessCall, bool) {
 
 // named reports whether the call's name is name.
 func (c *statelessCall) named(name string) bool {
-	raw := c.name[1 : len(c.name)-1]
-	if !bytes.ContainsRune(raw, '\\') {
+	if raw := c.name[1 : len(c.name)-1]; plainKey(raw) { // else decoding may change it
 		return string(raw) == name
 	}
 	var decoded string
