@@ -3,6 +3,8 @@ package gateway
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // readStatelessCallByMaps is readStatelessCall as the relay first wrote it,
@@ -62,10 +64,14 @@ func TestReadStatelessCallReadsAsTheMapsDid(t *testing.T) {
 	}
 }
 
+// defaultClientCall is a tools/call as the default go-sdk client sends it
+// (2026-07-28: the client's revision, capabilities and info in _meta).
+const defaultClientCall = `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"v0.0.1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"bench__echo","arguments":{"text":"hello"}}}`
+
 // BenchmarkStatelessTake is the relay's read of the default go-sdk
 // client's tools/call (take), without the call.
 func BenchmarkStatelessTake(b *testing.B) {
-	body := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"v0.0.1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"bench__echo","arguments":{"text":"hello"}}}`)
+	body := []byte(defaultClientCall)
 	var clients clientMetas
 	b.ReportAllocs()
 	for b.Loop() {
@@ -78,6 +84,43 @@ func BenchmarkStatelessTake(b *testing.B) {
 		}
 		if who, ok := clients.read(c.meta); !ok || who.meta == nil {
 			b.Fatal("meta not read")
+		}
+	}
+}
+
+// BenchmarkStatelessTakeByMaps is BenchmarkStatelessTake with the map
+// decodes the one walk replaced, and the _meta map built per call.
+func BenchmarkStatelessTakeByMaps(b *testing.B) {
+	body := []byte(defaultClientCall)
+	var clients clientMetas
+	b.ReportAllocs()
+	for b.Loop() {
+		name, _, meta, ok := readStatelessCallByMaps(body)
+		if !ok || name != "bench__echo" {
+			b.Fatal("not taken")
+		}
+		if _, ok := relayID(json.RawMessage("12")); !ok {
+			b.Fatal("bad id")
+		}
+		who, ok := clients.read(meta)
+		if !ok {
+			b.Fatal("meta not read")
+		}
+		metaSink = mcp.Meta{mcp.MetaKeyProtocolVersion: who.version, mcp.MetaKeyClientCapabilities: who.caps, mcp.MetaKeyClientInfo: who.info}
+	}
+}
+
+var metaSink mcp.Meta
+
+// BenchmarkCheckMessageOfTheDefaultClient is the face's message check
+// (keyscan.go) of the default client's tools/call, whose _meta holds
+// a dozen keys.
+func BenchmarkCheckMessageOfTheDefaultClient(b *testing.B) {
+	body := []byte(defaultClientCall)
+	b.ReportAllocs()
+	for b.Loop() {
+		if checkMessage(body) != nil {
+			b.Fatal("refused")
 		}
 	}
 }
