@@ -121,46 +121,52 @@ func readStatelessCall(body []byte) (statelessCall, bool) {
 		return c, false
 	}
 	var params []byte
-	var seen uint8
-	once := func(bit uint8) bool { // false for a key met twice
-		dup := seen&bit != 0
-		seen |= bit
-		return !dup
-	}
+	var keys keySet
 	ok := jsonMembers(body, func(key, value []byte) bool {
 		switch string(key) {
 		case "jsonrpc":
-			return once(1) && string(value) == `"2.0"`
+			return keys.once(0) && string(value) == `"2.0"`
 		case "method":
-			return once(2) && string(value) == `"tools/call"`
+			return keys.once(1) && string(value) == `"tools/call"`
 		case "id":
 			c.id = value
-			return once(4)
+			return keys.once(2)
 		case "params":
 			params = value
-			return once(8) && objectOf(value)
+			return keys.once(3) && objectOf(value)
 		}
 		return false
 	})
-	if !ok || seen != 15 {
+	if !ok || keys != 0b1111 {
 		return c, false
 	}
-	seen = 0
+	keys = 0
 	ok = jsonMembers(params, func(key, value []byte) bool {
 		switch string(key) {
 		case "name":
 			c.name = value
-			return once(1) && len(value) >= 2 && value[0] == '"'
+			return keys.once(0) && len(value) >= 2 && value[0] == '"'
 		case "arguments":
 			c.args = value
-			return once(2)
+			return keys.once(1)
 		case "_meta":
 			c.meta = value
-			return once(4)
+			return keys.once(2)
 		}
 		return false
 	})
-	return c, ok && seen&1 != 0
+	return c, ok && keys&1 != 0
+}
+
+// keySet is the keys of an object met so far, by number.
+type keySet uint8
+
+// once notes key i and reports whether it is its first time.
+func (k *keySet) once(i uint) bool {
+	bit := keySet(1) << i
+	first := *k&bit == 0
+	*k |= bit
+	return first
 }
 
 // named reports whether the call's name is name.
