@@ -22,7 +22,9 @@ func TestStubRegistersWithoutDecoding(t *testing.T) {
 		t.Fatal("the stub schema encodes: go-sdk would decode it to look for header annotations")
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "stubs", Version: "1"}, nil)
-	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
 	const n = 200
 	names := make([]string, n)
 	for i := range names {
