@@ -26,8 +26,10 @@ type source struct {
 // name goes to its first owner (see owners); reserved names (weft's
 // built-ins) are never shadowed; under an empty prefix a name containing
 // the separator is refused, since it could pass for another server's tool.
-// Other items: earlier sources win every clash.
-func buildCatalog(sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, roster map[string]string) *Catalog {
+// Other items: earlier sources win every clash. A tool of prev that comes
+// out the same is reused: as upstreams arrive one by one, each build would
+// otherwise copy every definition listed so far again.
+func buildCatalog(prev *Catalog, sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, roster map[string]string) *Catalog {
 	c := &Catalog{
 		tools:     map[string]*Tool{},
 		prompts:   map[string]*Prompt{},
@@ -43,10 +45,13 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 			if winners[name] != s.name || c.tools[name] != nil {
 				continue
 			}
-			def := *t
-			def.Name = name
-			tool := &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def, Digest: digestOf(s.inv, t)}
-			tool.Listed = maxTools <= 0 || len(c.Tools) < maxTools
+			listed := maxTools <= 0 || len(c.Tools) < maxTools
+			tool := prev.builtAgain(name, s.name, t, listed)
+			if tool == nil {
+				def := *t
+				def.Name = name
+				tool = &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def, Digest: digestOf(s.inv, t), Listed: listed, src: t}
+			}
 			c.Tools = append(c.Tools, tool)
 			c.tools[name] = tool
 		}
@@ -90,6 +95,19 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 		}
 	}
 	return c
+}
+
+// builtAgain returns c's tool name when building it from server's
+// definition t would give the same tool; nil otherwise. Tools are never
+// changed once built, so catalogs can share them.
+func (c *Catalog) builtAgain(name, server string, t *mcp.Tool, listed bool) *Tool {
+	if c == nil {
+		return nil
+	}
+	if p := c.tools[name]; p != nil && p.src == t && p.Server == server && p.Listed == listed {
+		return p
+	}
+	return nil
 }
 
 // digestOf returns the digest the upstream computed when it listed t, or
