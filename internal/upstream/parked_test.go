@@ -10,8 +10,8 @@ import (
 )
 
 // listedShapes are tools whose schemas go-sdk's client-side check keeps
-// or drops: header annotations valid, invalid, invalid in another case,
-// nested, and none.
+// or drops: header annotations valid, invalid, not one (another case),
+// duplicated across nesting levels, and none.
 var listedShapes = []*mcp.Tool{
 	{Name: "plain", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"b": map[string]any{"type": "string"}, "a": map[string]any{"type": "integer"}}}},
 	{Name: "header", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}}},

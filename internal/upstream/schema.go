@@ -108,8 +108,9 @@ var errParked = errors.New("upstream: a parked schema is not encoded")
 // MarshalJSON refuses: see parkedSchema.
 func (parkedSchema) MarshalJSON() ([]byte, error) { return nil, errParked }
 
-// headerKey is how go-sdk names the annotation; its decoder matches keys
-// regardless of case.
+// headerKey is the annotation's key as go-sdk's decoder matches it
+// (exactly: it does not fold case). rawJSON's bytes are json.Marshal's,
+// so the key is never escaped in them.
 var headerKey = []byte(`"x-mcp-header"`)
 
 // parkSchemas is the client's sending middleware that parks the input
@@ -123,7 +124,7 @@ func parkSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 					continue
 				}
 				raw, ok := rawJSON(t.InputSchema).(json.RawMessage)
-				if ok && !bytes.Contains(bytes.ToLower(raw), headerKey) {
+				if ok && !bytes.Contains(raw, headerKey) {
 					t.InputSchema = parkedSchema{raw: raw}
 				}
 			}
