@@ -30,8 +30,9 @@ type source struct {
 // out the same is reused: as upstreams arrive one by one, each build would
 // otherwise copy every definition listed so far again.
 func buildCatalog(prev *Catalog, sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, roster map[string]string) *Catalog {
+	n := toolCount(sources)
 	c := &Catalog{
-		tools:     map[string]*Tool{},
+		tools:     make(map[string]*Tool, n),
 		prompts:   map[string]*Prompt{},
 		resources: map[string]*Resource{},
 	}
@@ -110,6 +111,15 @@ func (c *Catalog) builtAgain(name, server string, t *mcp.Tool, listed bool) *Too
 	return nil
 }
 
+// toolCount is how many tools the sources list, to size a build's maps.
+func toolCount(sources []source) int {
+	n := 0
+	for _, s := range sources {
+		n += len(s.inv.Tools)
+	}
+	return n
+}
+
 // digestOf returns the digest the upstream computed when it listed t, or
 // computes it for an inventory built some other way.
 func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {
@@ -123,7 +133,11 @@ func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {
 // toolWinners decides which server exposes each tool name, recording in
 // c.Clashes every tool refused or withheld.
 func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]bool, own *owners, roster map[string]string) map[string]string {
-	cands := map[string][]candidate{}
+	n := toolCount(sources)
+	// Most names have one candidate: they share one backing array, each
+	// capped at its own element, so that a second candidate copies.
+	cands := make(map[string][]candidate, n)
+	backing := make([]candidate, 0, n)
 	for _, s := range sources {
 		for _, t := range s.inv.Tools {
 			if !toolAllowed(t.Name, s.allowed, s.denied) {
@@ -138,7 +152,13 @@ func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]
 			case s.namespace == "" && strings.Contains(t.Name, sep):
 				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s refused: under an empty prefix a name may not contain %q (it could pass for another server's tool)", name, s.name, sep))
 			default:
-				cands[name] = append(cands[name], candidate{server: s.name, original: t.Name})
+				cand := candidate{server: s.name, original: t.Name}
+				if cs, ok := cands[name]; ok {
+					cands[name] = append(cs, cand)
+				} else {
+					backing = append(backing, cand)
+					cands[name] = backing[len(backing)-1 : len(backing) : len(backing)]
+				}
 			}
 		}
 	}
