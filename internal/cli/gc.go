@@ -19,12 +19,16 @@ const (
 )
 
 // tuneGC applies the defaults unless the user set GOGC or GOMEMLIMIT, which
-// the runtime has already applied.
-func tuneGC() {
+// the runtime has already applied. Without GOGC it also starts heapTuner,
+// which lowers the percent for a large live heap; the returned func stops it.
+func tuneGC() (stop func()) {
+	stop = func() {}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
+		stop = startHeapTuner(defaultGCPercent)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
+	return stop
 }

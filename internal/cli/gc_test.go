@@ -30,7 +30,7 @@ func TestTuneGCAppliesDefaultsUnlessUserSetThem(t *testing.T) {
 			debug.SetGCPercent(userPercent)
 			debug.SetMemoryLimit(userLimit)
 
-			tuneGC()
+			t.Cleanup(tuneGC())
 
 			if got := debug.SetGCPercent(userPercent); got != tt.wantPercent {
 				t.Errorf("GC percent = %d, want %d", got, tt.wantPercent)

@@ -46,7 +46,7 @@ type app struct {
 // Main runs weft with args and returns the process exit code. Errors are
 // printed as one line on stderr.
 func Main(args []string) int {
-	tuneGC()
+	defer tuneGC()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, args, os.Stdout, os.Stderr)
