@@ -4,7 +4,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Head-room limits for heapTuner. GOGC=200 lets the heap grow to three
@@ -37,25 +39,43 @@ func gcPercentFor(live uint64, ceiling int) int {
 	return max(int(headroomBudget*100/live), minGCPercent)
 }
 
+// After the percent fell by at least a tenth (the live heap grew, as when a
+// large catalog arrives), the tuner returns the freed pages to the OS once,
+// releaseDelay after the last such fall, so that the burst's garbage does
+// not stay in RSS under the lower heap goal; the runtime's own scavenger
+// would keep up to 110 % of the goal. A release is a forced collection
+// (docs/guides/performance.md, "Memory with 10,000 tools", gives its cost),
+// so there is at most one per releaseEvery.
+const (
+	releaseDelay = time.Second
+	releaseEvery = time.Minute
+)
+
 // heapTuner sets the GC percent after each collection from the live heap
 // it found. It runs on the runtime's finalizer goroutine, once per GC cycle
 // (never per call): a sentinel object's finalizer reads one runtime metric,
 // sets the percent if it moved, and re-arms itself with a new sentinel until
-// the tuner is stopped. It starts no goroutine of its own.
+// the tuner is stopped. Its only goroutine is the release timer's, which
+// stop ends (waiting for a release in progress).
 type heapTuner struct {
 	ceiling int
 	stopped atomic.Bool
-	percent atomic.Int64 // the percent last set, for tests
+	percent atomic.Int64 // the percent last set
 	sample  []metrics.Sample
+
+	mu          sync.Mutex // guards the fields below and serialises release with stop
+	timer       *time.Timer
+	lastRelease time.Time
+	releases    int // how many releases ran, for tests
 }
 
-// startHeapTuner arms the tuner with the percent the percent for a small heap
-// (ceiling) and returns its stop function; a stopped tuner leaves the percent where
-// it last set it.
+// startHeapTuner arms the tuner with the percent for a small heap
+// (ceiling) and returns its stop function; a stopped tuner leaves the
+// percent where it last set it.
 func startHeapTuner(ceiling int) (stop func()) {
 	t := newHeapTuner(ceiling)
 	t.arm()
-	return func() { t.stopped.Store(true) }
+	return t.stop
 }
 
 // newHeapTuner returns a tuner that is not armed yet.
@@ -63,6 +83,17 @@ func newHeapTuner(ceiling int) *heapTuner {
 	t := &heapTuner{ceiling: ceiling, sample: []metrics.Sample{{Name: liveHeapMetric}}}
 	t.percent.Store(int64(ceiling))
 	return t
+}
+
+// stop ends the tuner: no more percent changes, no pending release, and a
+// release in progress has finished when stop returns.
+func (t *heapTuner) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopped.Store(true)
+	if t.timer != nil {
+		t.timer.Stop()
+	}
 }
 
 // sentinel is the object whose collection marks the end of a GC cycle; it
@@ -83,10 +114,41 @@ func (t *heapTuner) afterGC() {
 	metrics.Read(t.sample)
 	if t.sample[0].Value.Kind() == metrics.KindUint64 {
 		want := gcPercentFor(t.sample[0].Value.Uint64(), t.ceiling)
-		if int64(want) != t.percent.Load() {
+		if was := t.percent.Load(); int64(want) != was {
 			debug.SetGCPercent(want)
 			t.percent.Store(int64(want))
+			if int64(want)*10 <= was*9 {
+				t.scheduleRelease()
+			}
 		}
 	}
 	t.arm()
+}
+
+// scheduleRelease (re)starts the release timer: one release, releaseDelay
+// after the last call.
+func (t *heapTuner) scheduleRelease() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped.Load() {
+		return
+	}
+	if t.timer == nil {
+		t.timer = time.AfterFunc(releaseDelay, t.release)
+		return
+	}
+	t.timer.Reset(releaseDelay)
+}
+
+// release returns freed memory to the OS unless one did within
+// releaseEvery or the tuner stopped.
+func (t *heapTuner) release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped.Load() || (!t.lastRelease.IsZero() && time.Since(t.lastRelease) < releaseEvery) {
+		return
+	}
+	debug.FreeOSMemory()
+	t.lastRelease = time.Now()
+	t.releases++
 }

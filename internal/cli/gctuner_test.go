@@ -72,3 +72,39 @@ func TestStoppedHeapTunerLeavesPercentAndLeaksNothing(t *testing.T) {
 		t.Errorf("GC percent after a stopped tuner's cycle = %d, want 200", got)
 	}
 }
+
+// TestHeapTunerSchedulesOneReleaseWhenPercentFalls: a fall of the percent
+// arms the release timer, stop cancels it before it fires, and nothing is
+// left running.
+func TestHeapTunerSchedulesOneReleaseWhenPercentFalls(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	restoreGC(t)
+	live := make([]byte, 40<<20)
+	tuner := newHeapTuner(200)
+	runtime.GC()
+	tuner.afterGC()
+	runtime.KeepAlive(live)
+	tuner.mu.Lock()
+	armed := tuner.timer != nil
+	tuner.mu.Unlock()
+	if !armed {
+		t.Fatal("no release scheduled after the percent fell")
+	}
+	tuner.stop()
+	tuner.release() // a timer that fired just before stop finds it stopped
+	if tuner.releases != 0 {
+		t.Errorf("releases after stop = %d, want 0", tuner.releases)
+	}
+}
+
+// TestHeapTunerReleasesAtMostOncePerInterval: two releases in a row free
+// memory once.
+func TestHeapTunerReleasesAtMostOncePerInterval(t *testing.T) {
+	tuner := newHeapTuner(200)
+	defer tuner.stop()
+	tuner.release()
+	tuner.release()
+	if tuner.releases != 1 {
+		t.Errorf("releases = %d, want 1 within %v", tuner.releases, releaseEvery)
+	}
+}
