@@ -17,9 +17,10 @@ func TestGCPercentForCapsHeadroom(t *testing.T) {
 	}{
 		{"no collection yet", 0, 200},
 		{"small heap keeps the default", 4 * mib, 200},
-		{"8 MiB live is the last at the default", 8 * mib, 200},
-		{"16 MiB live gets 16 MiB of head-room", 16 * mib, 100},
-		{"20 MiB live", 20 * mib, 80},
+		{"6 MiB live is the last at the default", 6 * mib, 200},
+		{"8 MiB live gets 12 MiB of head-room", 8 * mib, 150},
+		{"16 MiB live (10,000 tools)", 16 * mib, 75},
+		{"24 MiB live reaches the floor", 24 * mib, minGCPercent},
 		{"very large heap stops at the floor", 200 * mib, minGCPercent},
 	}
 	for _, tt := range tests {
