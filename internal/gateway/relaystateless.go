@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -52,13 +51,12 @@ func (sr *statelessRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, env, err := requestBody(r)
 	if err != nil {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
-	call, jid, ok := sr.take(r, body)
+	call, jid, ok := sr.take(r, body, env)
 	if !ok {
 		sr.next.ServeHTTP(w, r)
 		return
@@ -77,8 +75,8 @@ var metaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilitie
 // resumes the parked call), of a tool the face lists whose schema binds no
 // argument to a header, whose _meta go-sdk would accept for the revision
 // the headers name.
-func (sr *statelessRelay) take(r *http.Request, body []byte) (relayedCall, jsonrpc.ID, bool) {
-	c, ok := readStatelessCall(body)
+func (sr *statelessRelay) take(r *http.Request, body []byte, env *rawEnvelope) (relayedCall, jsonrpc.ID, bool) {
+	c, ok := readStatelessCall(body, env)
 	if !ok {
 		return relayedCall{}, jsonrpc.ID{}, false
 	}
@@ -112,61 +110,32 @@ type statelessCall struct {
 
 // readStatelessCall reads body as a tools/call whose envelope has exactly
 // the keys jsonrpc ("2.0"), id, method and params, and whose params have a
-// name and no keys but arguments and _meta besides. Keys are compared as
-// go-sdk compares them, exactly; one written with escapes is left to
-// go-sdk, as is anything not valid JSON.
-func readStatelessCall(body []byte) (statelessCall, bool) {
-	var c statelessCall
-	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
-		return c, false
+// name and no keys but arguments and _meta besides. It reads env, what the
+// message check's walk found in body (walkedEnvelope). Keys are compared
+// as go-sdk compares them, exactly; one written with escapes is left to
+// go-sdk, as is anything not valid JSON or not starting with its object.
+func readStatelessCall(body []byte, env *rawEnvelope) (statelessCall, bool) {
+	if len(body) == 0 || body[0] != '{' {
+		return statelessCall{}, false
 	}
-	var params []byte
-	var keys keySet
-	ok := jsonMembers(body, func(key, value []byte) bool {
-		switch string(key) {
-		case "jsonrpc":
-			return keys.once(0) && string(value) == `"2.0"`
-		case "method":
-			return keys.once(1) && string(value) == `"tools/call"`
-		case "id":
-			c.id = value
-			return keys.once(2)
-		case "params":
-			params = value
-			return keys.once(3) && objectOf(value)
-		}
-		return false
-	})
-	if !ok || keys != 0b1111 {
-		return c, false
+	env, ok := walkedEnvelope(body, env)
+	if !ok || env.decodedKeys || env.topKeys != 4 || string(env.jsonrpc) != `"2.0"` ||
+		string(env.method) != `"tools/call"` || env.id == nil || !objectOf(env.params) {
+		return statelessCall{}, false
 	}
-	keys = 0
-	ok = jsonMembers(params, func(key, value []byte) bool {
-		switch string(key) {
-		case "name":
-			c.name = value
-			return keys.once(0) && len(value) >= 2 && value[0] == '"'
-		case "arguments":
-			c.args = value
-			return keys.once(1)
-		case "_meta":
-			c.meta = value
-			return keys.once(2)
-		}
-		return false
-	})
-	return c, ok && keys&1 != 0
+	c := statelessCall{id: env.id, name: env.name, args: env.args, meta: env.meta}
+	if len(c.name) < 2 || c.name[0] != '"' || env.paramsKeys != 1+present(c.args)+present(c.meta) {
+		return statelessCall{}, false
+	}
+	return c, true
 }
 
-// keySet is the keys of an object met so far, by number.
-type keySet uint8
-
-// once notes key i and reports whether it is its first time.
-func (k *keySet) once(i uint) bool {
-	bit := keySet(1) << i
-	first := *k&bit == 0
-	*k |= bit
-	return first
+// present is 1 when a member's value is there, else 0.
+func present(value []byte) int {
+	if value == nil {
+		return 0
+	}
+	return 1
 }
 
 // named reports whether the call's name is name.

@@ -8,8 +8,8 @@ import (
 )
 
 // readStatelessCallByMaps is readStatelessCall as the relay first wrote it,
-// with encoding/json maps: the reference the one-walk reader must agree
-// with wherever that one takes a request.
+// with encoding/json maps: the reference the reader of the message check's
+// walk must agree with wherever that one takes a request.
 func readStatelessCallByMaps(body []byte) (name string, args, meta json.RawMessage, ok bool) {
 	var env map[string]json.RawMessage
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &env) != nil || len(env) != 4 ||
@@ -22,6 +22,24 @@ func readStatelessCallByMaps(body []byte) (name string, args, meta json.RawMessa
 		return "", nil, nil, false
 	}
 	return name, keys["arguments"], keys["_meta"], true
+}
+
+// readChecked is the relay's read of body as the face makes it, after the
+// message check, with what the check's walk found; and, with nil for the
+// walk, as the relay makes it of a body the check did not see. The two
+// must agree.
+func readChecked(t testing.TB, body []byte) (statelessCall, bool) {
+	var env *rawEnvelope
+	if bad, walked := checkEnvelope(body); bad == nil {
+		env = walked
+	}
+	got, ok := readStatelessCall(body, env)
+	alone, aloneOK := readStatelessCall(body, nil)
+	if ok != aloneOK || ok && (string(got.id) != string(alone.id) || string(got.name) != string(alone.name) ||
+		string(got.args) != string(alone.args) || string(got.meta) != string(alone.meta)) {
+		t.Fatalf("body %q: read %v %+v after the check, %v %+v without it", body, ok, got, aloneOK, alone)
+	}
+	return got, ok
 }
 
 func TestReadStatelessCallReadsAsTheMapsDid(t *testing.T) {
@@ -41,6 +59,10 @@ func TestReadStatelessCallReadsAsTheMapsDid(t *testing.T) {
 		{"other method", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"t"}}`, false},
 		{"upper-case key", `{"jsonrpc":"2.0","id":1,"Method":"tools/call","params":{"name":"t"}}`, false},
 		{"escaped key", `{"jsonrpc":"2.0","id":1,"\u006dethod":"tools/call","params":{"name":"t"}}`, false},
+		{"escaped params key", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","\u0061rguments":{}}}`, false},
+		{"non-ASCII key", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"é":1}`, false},
+		{"_meta without a name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{}}}`, false},
+		{"nested params keys", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"name":"u","x":{"_meta":1}}}}`, true},
 		{"duplicate key", `{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/call","params":{"name":"t"}}`, false},
 		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["t"]}`, false},
 		{"trailing bytes", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}} x`, false},
@@ -49,7 +71,7 @@ func TestReadStatelessCallReadsAsTheMapsDid(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := readStatelessCall([]byte(c.body))
+			got, ok := readChecked(t, []byte(c.body))
 			if ok != c.taken {
 				t.Fatalf("taken = %v, want %v", ok, c.taken)
 			}
@@ -69,13 +91,15 @@ func TestReadStatelessCallReadsAsTheMapsDid(t *testing.T) {
 const defaultClientCall = `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"v0.0.1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"bench__echo","arguments":{"text":"hello"}}}`
 
 // BenchmarkStatelessTake is the relay's read of the default go-sdk
-// client's tools/call (take), without the call.
+// client's tools/call (take), without the call, from what the message
+// check's walk found.
 func BenchmarkStatelessTake(b *testing.B) {
 	body := []byte(defaultClientCall)
+	_, env := checkEnvelope(body)
 	var clients clientMetas
 	b.ReportAllocs()
 	for b.Loop() {
-		c, ok := readStatelessCall(body)
+		c, ok := readStatelessCall(body, env)
 		if !ok || !c.named("bench__echo") {
 			b.Fatal("not taken")
 		}
@@ -112,6 +136,27 @@ func BenchmarkStatelessTakeByMaps(b *testing.B) {
 
 var metaSink mcp.Meta
 
+// BenchmarkStatelessCheckAndTake is the face's message check of the
+// default go-sdk client's tools/call and the relay's read of it.
+func BenchmarkStatelessCheckAndTake(b *testing.B) {
+	body := []byte(defaultClientCall)
+	var clients clientMetas
+	b.ReportAllocs()
+	for b.Loop() {
+		bad, env := checkEnvelope(body)
+		if bad != nil {
+			b.Fatal("refused")
+		}
+		c, ok := readStatelessCall(body, env)
+		if !ok || !c.named("bench__echo") {
+			b.Fatal("not taken")
+		}
+		if _, ok := clients.read(c.meta); !ok {
+			b.Fatal("meta not read")
+		}
+	}
+}
+
 // BenchmarkCheckMessageOfTheDefaultClient is the face's message check
 // (keyscan.go) of the default client's tools/call, whose _meta holds
 // a dozen keys.
@@ -125,8 +170,9 @@ func BenchmarkCheckMessageOfTheDefaultClient(b *testing.B) {
 	}
 }
 
-// FuzzReadStatelessCallMatchesMaps holds the one-walk reader to the maps
-// wherever it takes a request.
+// FuzzReadStatelessCallMatchesMaps holds the reader of the message check's
+// walk to the maps wherever it takes a request, and to itself without the
+// check (readChecked).
 func FuzzReadStatelessCallMatchesMaps(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a__b","arguments":{"x":"}{]["},"_meta":{"k":1}}}`,
@@ -136,7 +182,7 @@ func FuzzReadStatelessCallMatchesMaps(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, ok := readStatelessCall(body)
+		got, ok := readChecked(t, body)
 		if !ok {
 			return
 		}
