@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -177,13 +178,37 @@ func (sr *statelessRelay) headersOK(r *http.Request) bool {
 }
 
 // rebound reports what go-sdk refuses as DNS rebinding: a request that
-// reached a loopback address naming a host that is not loopback.
+// reached a loopback address naming a host that is not loopback, both read
+// as go-sdk reads them (sdkLoopback; weft's guard takes more spellings of
+// a loopback name). A TCP address is read without printing it.
 func rebound(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {
 		return false
 	}
-	return IsLoopbackListen(local.String()) && !IsLoopbackListen(r.Host)
+	if tcp, isTCP := local.(*net.TCPAddr); isTCP {
+		if !tcp.AddrPort().Addr().IsLoopback() {
+			return false
+		}
+	} else if !sdkLoopback(local.String()) {
+		return false
+	}
+	return !sdkLoopback(r.Host)
+}
+
+// sdkLoopback is go-sdk's reading of an address as loopback (its
+// internal util.IsLoopback): "localhost" exactly, or a loopback IP, with
+// or without a port.
+func sdkLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // serve makes the call and writes the result as go-sdk's stateless
@@ -365,7 +390,7 @@ func sdkTakesPost(r *http.Request, localhostCheck bool, cop *http.CrossOriginPro
 	if cop != nil && cop.Check(r) != nil {
 		return false
 	}
-	return acceptsBoth(r) && r.Header.Get("Last-Event-ID") == ""
+	return acceptsBoth(r) && r.Header.Get("Last-Event-Id") == "" // canonical: Get does not build the key
 }
 
 // requestExtra is what go-sdk gives a handler of r: the verified token

@@ -1,7 +1,11 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -191,4 +195,47 @@ func FuzzReadStatelessCallMatchesMaps(f *testing.F) {
 			t.Fatalf("body %q: read name %s args %s meta %s; the maps read %v %q %s %s", body, got.name, got.args, got.meta, refOK, name, args, meta)
 		}
 	})
+}
+
+// TestReboundReadsHostsAsGoSDK: a request to a loopback address is
+// rebound unless its Host is "localhost" or a loopback IP as go-sdk reads
+// them, and the check of a plain request allocates nothing.
+func TestReboundReadsHostsAsGoSDK(t *testing.T) {
+	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7000}
+	cases := []struct {
+		local   net.Addr
+		host    string
+		rebound bool
+	}{
+		{loopback, "127.0.0.1:7000", false},
+		{loopback, "localhost:7000", false},
+		{loopback, "[::1]:7000", false},
+		{loopback, "::1", false},
+		{loopback, "localhost", false},
+		{loopback, "10.9.8.7:7000", true},
+		{loopback, "foo.localhost:7000", true},
+		{loopback, "LOCALHOST:7000", true},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 7000}, "example.com", true},
+		{&net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 7000}, "example.com", false},
+		{&net.UnixAddr{Name: "/tmp/s", Net: "unix"}, "example.com", false},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		r.Host = c.host
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, c.local))
+		if got := rebound(r); got != c.rebound {
+			t.Errorf("%v, Host %s: rebound = %v, want %v", c.local, c.host, got, c.rebound)
+		}
+	}
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	r.Host = "127.0.0.1:7000"
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(loopback)))
+	if n := testing.AllocsPerRun(100, func() {
+		if !sdkTakesPost(r, true, nil) {
+			t.Fatal("refused")
+		}
+	}); n != 0 {
+		t.Errorf("the POST checks allocated %v times per request", n)
+	}
 }
