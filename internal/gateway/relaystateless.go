@@ -44,7 +44,8 @@ type statelessRelay struct {
 }
 
 func (g *Gateway) relayStateless(next http.Handler, opts *mcp.StreamableHTTPOptions) http.Handler {
-	return &statelessRelay{g: g, next: next, cop: opts.CrossOriginProtection, localhostCheck: !opts.DisableLocalhostProtection}
+	return &statelessRelay{g: g, next: next, cop: opts.CrossOriginProtection, localhostCheck: !opts.DisableLocalhostProtection,
+		clients: clientMetas{delegate: g.delegate}}
 }
 
 func (sr *statelessRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -57,12 +58,12 @@ func (sr *statelessRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
-	call, jid, ok := sr.take(r, body, env)
+	st, jid, ok := sr.take(r, body, env)
 	if !ok {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
-	sr.serve(w, r, call, jid)
+	sr.serve(w, r, st, jid)
 }
 
 // metaKeys are the _meta keys a relayed request may carry: what every
@@ -76,31 +77,44 @@ var metaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilitie
 // resumes the parked call), of a tool the face lists whose schema binds no
 // argument to a header, whose _meta go-sdk would accept for the revision
 // the headers name.
-func (sr *statelessRelay) take(r *http.Request, body []byte, env *rawEnvelope) (relayedCall, jsonrpc.ID, bool) {
+func (sr *statelessRelay) take(r *http.Request, body []byte, env *rawEnvelope) (*statelessRequest, jsonrpc.ID, bool) {
 	c, ok := readStatelessCall(body, env)
 	if !ok {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	jid, ok := relayID(c.id)
 	if !ok {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	name := r.Header.Get("Mcp-Name")
 	if name == "" || !c.named(name) || !sr.g.forwarded(name) || sr.g.bindsHeaders(name) {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	if c.args != nil && !objectOf(c.args) && string(c.args) != "null" { // go-sdk's client sends null for none
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	who, ok := sr.clients.read(c.meta)
 	if !ok || who.version != r.Header.Get("Mcp-Protocol-Version") {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
-	call := &mcp.CallToolRequest{
-		Params: &mcp.CallToolParamsRaw{Meta: who.meta, Name: name, Arguments: c.args},
-		Extra:  requestExtra(r),
+	st := &statelessRequest{
+		params: mcp.CallToolParamsRaw{Meta: who.meta, Name: name, Arguments: c.args},
+		extra:  *requestExtra(r),
 	}
-	return relayedCall{req: call, caps: who.caps}, jid, true
+	st.req = mcp.CallToolRequest{Params: &st.params, Extra: &st.extra}
+	st.call = relayedCall{req: &st.req, who: who}
+	return st, jid, true
+}
+
+// statelessRequest is what the relay makes of a request it answers, in
+// one allocation: the call, the CallToolRequest go-sdk would build with
+// its params and extra, and the slot for the upstream's raw result.
+type statelessRequest struct {
+	call   relayedCall
+	req    mcp.CallToolRequest
+	params mcp.CallToolParamsRaw
+	extra  mcp.RequestExtra
+	slot   rawSlot
 }
 
 // statelessCall is what take reads of a request's bytes: raw JSON values,
@@ -214,15 +228,14 @@ func sdkLoopback(addr string) bool {
 // serve makes the call and writes the result as go-sdk's stateless
 // handler would: after its tools/call (callTool) and its handling of a
 // 2026-07-28 request (a result type and the server's info in _meta).
-func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, call relayedCall, jid jsonrpc.ID) {
+func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, st *statelessRequest, jid jsonrpc.ID) {
 	// The request's context ends when the client closes the POST, which
 	// ends the call, as go-sdk's PropagateRequestCancellation does.
-	ctx := context.WithValue(r.Context(), relayedKey{}, call)
-	slot := &rawSlot{}
-	res, err := sr.g.relayCall(withRawSlot(ctx, slot), "tools/call", call.req)
+	ctx := context.WithValue(r.Context(), relayedKey{}, &st.call)
+	res, err := sr.g.relayCall(withRawSlot(ctx, &st.slot), "tools/call", &st.req)
 	var result json.RawMessage
 	if err == nil {
-		result, err = sr.g.statelessAnswer(slot, res)
+		result, err = sr.g.statelessAnswer(&st.slot, res)
 	}
 	writeJSONResponse(w, jid, result, err)
 }
