@@ -99,7 +99,7 @@ func (sr *statelessRelay) take(r *http.Request, body []byte, env *rawEnvelope) (
 	}
 	st := &statelessRequest{
 		params: mcp.CallToolParamsRaw{Meta: who.meta, Name: name, Arguments: c.args},
-		extra:  *requestExtra(r),
+		extra:  requestExtraOf(r),
 	}
 	st.req = mcp.CallToolRequest{Params: &st.params, Extra: &st.extra}
 	st.call = relayedCall{req: &st.req, who: who}
@@ -409,7 +409,13 @@ func sdkTakesPost(r *http.Request, localhostCheck bool, cop *http.CrossOriginPro
 // requestExtra is what go-sdk gives a handler of r: the verified token
 // and the HTTP header.
 func requestExtra(r *http.Request) *mcp.RequestExtra {
-	return &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
+	extra := requestExtraOf(r)
+	return &extra
+}
+
+// requestExtraOf is requestExtra as a value, for a struct that holds it.
+func requestExtraOf(r *http.Request) mcp.RequestExtra {
+	return mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
 }
 
 // acceptsBoth reports whether r accepts both response kinds, as go-sdk

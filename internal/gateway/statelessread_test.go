@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
 )
 
 // readStatelessCallByMaps is readStatelessCall as the relay first wrote it,
@@ -237,5 +238,29 @@ func TestReboundReadsHostsAsGoSDK(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("the POST checks allocated %v times per request", n)
+	}
+}
+
+// TestStatelessTakeAllocatesTwice: the relay's read of the default
+// client's call, once its client's _meta is known, allocates the call's
+// state and the id: go-sdk's MakeID takes an integer id as a float64 in an
+// interface, which escapes (and boxes an integer past 255 once more).
+func TestStatelessTakeAllocatesTwice(t *testing.T) {
+	g := New(hub.New(hub.Options{Reserved: BuiltinNames}), Options{})
+	g.listedTools.Store(&map[string]bool{"bench__echo": true})
+	sr := g.relayStateless(nil, &mcp.StreamableHTTPOptions{}).(*statelessRelay)
+	body := []byte(defaultClientCall)
+	_, env := checkEnvelope(body)
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	r.Header.Set("Mcp-Name", "bench__echo")
+	r.Header.Set("Mcp-Protocol-Version", newestVersion)
+	take := func() {
+		if _, _, ok := sr.take(r, body, env); !ok {
+			t.Fatal("not taken")
+		}
+	}
+	take()
+	if n := testing.AllocsPerRun(100, take); n != 2 {
+		t.Errorf("take allocated %v times per request, want 2", n)
 	}
 }
