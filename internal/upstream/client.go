@@ -63,6 +63,7 @@ func (c *Conn) client() *mcp.Client {
 		ResourceUpdatedHandler:     c.resourceUpdated,
 	})
 	cl.AddReceivingMiddleware(c.relayMiddleware)
+	cl.AddSendingMiddleware(parkSchemas) // see schema.go
 	return cl
 }
 
