@@ -33,6 +33,9 @@ type rawShape struct {
 // result) is decoded and handled exactly as CallTool would. Elsewhere it is
 // CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	if c.takesHTTPRaw(ctx) {
+		return c.callToolHTTPRaw(ctx, peer, name, args, meta)
+	}
 	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
 		res, err := c.CallTool(ctx, peer, name, args, meta)
 		if err != nil {
