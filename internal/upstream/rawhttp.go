@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -109,7 +109,8 @@ func (h *httpRaw) line(line []byte) []byte {
 	if !ok {
 		return line
 	}
-	return append(append([]byte("data: "), stand...), '\n')
+	out := make([]byte, 0, len("data: ")+len(stand)+1)
+	return append(append(append(out, "data: "...), stand...), '\n')
 }
 
 // body is line for a whole JSON response body.
@@ -147,5 +148,12 @@ func (h *httpRaw) take(msg []byte) ([]byte, bool) {
 	}
 	h.result, h.isError = env.Result, shape.IsError // Unmarshal copied the bytes
 	h.taken.Store(true)
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, env.ID, rawTakenCode, rawTakenMessage), true
+	stand := make([]byte, 0, len(standInHead)+len(env.ID)+len(standInTail))
+	return append(append(append(stand, standInHead...), env.ID...), standInTail...), true
 }
+
+// The stand-in response is standInHead, the call's id, standInTail.
+var (
+	standInHead = `{"jsonrpc":"2.0","id":`
+	standInTail = `,"error":{"code":` + strconv.Itoa(rawTakenCode) + `,"message":"` + rawTakenMessage + `"}}`
+)
