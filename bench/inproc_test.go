@@ -24,14 +24,20 @@ import (
 // the face over HTTP for the benchmark's lifetime.
 func gatewayURL(b *testing.B, upstreams map[string]string) string {
 	b.Helper()
-	logger := slog.New(slog.DiscardHandler)
-	h := hub.New(hub.Options{Logger: logger, Reserved: gateway.BuiltinNames, MaxTools: 1 << 20})
-	b.Cleanup(func() { h.Close(context.Background()) })
-	gw := gateway.New(h, gateway.Options{Logger: logger, Version: "bench"})
 	servers := map[string]*config.Server{}
 	for name, url := range upstreams {
 		servers[name] = &config.Server{Name: name, Type: config.TransportHTTP, Target: url}
 	}
+	return gatewayOf(b, servers)
+}
+
+// gatewayOf is gatewayURL for upstreams of any transport.
+func gatewayOf(b *testing.B, servers map[string]*config.Server) string {
+	b.Helper()
+	logger := slog.New(slog.DiscardHandler)
+	h := hub.New(hub.Options{Logger: logger, Reserved: gateway.BuiltinNames, MaxTools: 1 << 20})
+	b.Cleanup(func() { h.Close(context.Background()) })
+	gw := gateway.New(h, gateway.Options{Logger: logger, Version: "bench"})
 	if res := h.Apply(context.Background(), servers); len(res.Failed) > 0 {
 		b.Fatalf("upstreams failed: %v", res.Failed)
 	}
@@ -81,6 +87,21 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 func BenchmarkCallThroughGatewayPinned(b *testing.B) {
 	up := testutil.ServeHTTP(b, testutil.NewEchoServer("bench", 1))
 	cs, err := connectHTTPAs(context.Background(), gatewayURL(b, map[string]string{"bench": up}), clientPinned)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	benchCalls(b, echoCaller(cs, "bench__echo"))
+}
+
+// BenchmarkCallThroughGatewayPinnedStdio is BenchmarkCallThroughGatewayPinned
+// with testdata/benchserver as a stdio upstream: the relay with raw results
+// (internal/upstream/rawconn.go), as `weft serve` runs the overhead
+// scenario's stdio rows.
+func BenchmarkCallThroughGatewayPinnedStdio(b *testing.B) {
+	bin := testutil.GoBinary(b, "github.com/weft-dev/weft/testdata/benchserver", "benchserver")
+	url := gatewayOf(b, map[string]*config.Server{"bench": {Name: "bench", Type: config.TransportStdio, Target: bin}})
+	cs, err := connectHTTPAs(context.Background(), url, clientPinned)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -91,8 +91,10 @@ type Gateway struct {
 	agentHTTP agentHTTP                      // see agentfaces.go
 
 	// listedTools are the upstream tools the face has registered, for
-	// the relay (relay.go); written by sync.
+	// the relay (relay.go); toolDefs their definitions by name, for
+	// tools/list (toolstubs.go); written by sync.
 	listedTools atomic.Pointer[map[string]bool]
+	toolDefs    atomic.Pointer[map[string]*mcp.Tool]
 	relayChain  mcp.MethodHandler // see relay.go
 	pages       listPages         // tools/list pages as go-sdk answered them; see listpages.go
 	// headerTools are the listed tools whose schemas bind arguments to
@@ -146,6 +148,7 @@ func New(h *hub.Hub, opts Options) *Gateway {
 		SubscribeHandler:          g.subscribe,
 		UnsubscribeHandler:        g.unsubscribe,
 	})
+	g.server.AddReceivingMiddleware(g.listedDefinitions) // innermost: outer ones see the definitions
 	g.server.AddReceivingMiddleware(g.explainMissingTools, g.levels.middleware)
 	g.server.AddSendingMiddleware(keepAnswer)
 	if len(opts.Middleware) > 0 {
@@ -173,11 +176,13 @@ func (g *Gateway) sync(full *hub.Catalog) {
 	defer g.pages.changed()
 	cat := g.View().Of(full)
 	keep := map[string]bool{}
-	for _, t := range cat.ListedTools() {
+	listedTools := cat.ListedTools()
+	g.publishDefinitions(listedTools)
+	for _, t := range listedTools {
 		keep[t.Name] = true
 		if g.changedDigest(g.tools, t.Name, t.Digest) {
-			g.safely("tool "+t.Name, func() { g.server.AddTool(t.Def, g.forwardTool) })
 			g.noteHeaders(t.Name, t.Def)
+			g.safely("tool "+t.Name, func() { g.server.AddTool(g.registration(t), g.forwardTool) })
 		}
 	}
 	g.server.RemoveTools(stale(g.tools, keep)...)

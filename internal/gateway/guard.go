@@ -142,8 +142,7 @@ func tokenOK(r *http.Request, token string) bool {
 // a single message, then puts the body back for the MCP handler. It writes
 // the refusal and returns false when the request is refused.
 func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) bool {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if mt != "application/json" {
+	if !isJSON(r.Header.Get("Content-Type")) {
 		refuse(w, "weft: Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return false
 	}
@@ -162,12 +161,46 @@ func checkBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time
 		refuse(w, "weft: cannot read request body", http.StatusBadRequest)
 		return false
 	}
-	if bad := checkMessage(body); bad != nil {
+	bad, env := checkEnvelope(body)
+	if bad != nil {
 		refuseMessage(w, bad)
 		return false
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = &checkedBody{Reader: bytes.NewReader(body), data: body, env: env}
 	return true
+}
+
+// isJSON reports whether a Content-Type names application/json, without
+// parsing the common exact value (ParseMediaType allocates its parameters).
+func isJSON(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "application/json"
+}
+
+// checkedBody is a request body checkBody read and checked, with what the
+// walk of the check found: a relay takes both from it instead of reading
+// the body again and parsing its envelope a second time.
+type checkedBody struct {
+	*bytes.Reader
+	data []byte
+	env  *rawEnvelope // nil: the check did not walk the message
+}
+
+func (*checkedBody) Close() error { return nil }
+
+// requestBody is r's whole body, without copying one checkBody read; r's
+// body reads from its start afterwards. env is what checkBody's walk
+// found, nil when the body did not come from it.
+func requestBody(r *http.Request) (body []byte, env *rawEnvelope, err error) {
+	if cb, ok := r.Body.(*checkedBody); ok && cb.Reader.Len() == len(cb.data) {
+		return cb.data, cb.env, nil
+	}
+	body, err = io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil, err
 }
 
 // readBody reads a whole body into one buffer of its declared size, where

@@ -26,7 +26,8 @@ import (
 // the upstream and is passed back to it.
 const parkPrefix = "weft-parked:"
 
-// parkTimeout is how long a parked call waits for the client to answer.
+// parkTimeout bounds a call that was parked, from its start: how long it
+// may wait for its client's answers.
 const parkTimeout = 10 * time.Minute
 
 // ask is one upstream request waiting for the client's answer.
@@ -42,6 +43,11 @@ type parkedCall struct {
 	result  any
 	err     error
 	cancel  context.CancelFunc
+	started time.Time
+	// expiry cancels the call parkTimeout after its start, once it has
+	// been parked: a call that never parks ends with the request that
+	// made it, and needs no timer (most calls).
+	expiry  *time.Timer
 	pending *ask // the request the client was last asked
 	n       int  // input requests issued, to key them
 	// slot is the raw slot of the request that started the call, if
@@ -107,8 +113,8 @@ func askInput[R mcp.InputResponse](ctx context.Context, pc *parkedCall, params m
 // start runs call in the background, for a client that takes
 // input-required results, and waits for its first outcome.
 func (pk *parking) start(ctx context.Context, ss *mcp.ServerSession, call func(context.Context, *parkedCall) (any, error)) (any, error) {
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), parkTimeout)
-	pc := &parkedCall{asks: make(chan ask), done: make(chan struct{}), cancel: cancel, slot: rawSlotFrom(ctx)}
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	pc := &parkedCall{asks: make(chan ask), done: make(chan struct{}), cancel: cancel, started: time.Now(), slot: rawSlotFrom(ctx)}
 	pc.setCurrent(&waiting{ss: ss, ctx: ctx})
 	go func() {
 		defer close(pc.done)
@@ -169,11 +175,14 @@ func (pk *parking) wait(ctx context.Context, pc *parkedCall) (any, error) {
 }
 
 // park stores pc under a fresh request state until the client answers, or
-// for parkTimeout after the call ends.
+// for parkTimeout after the call ends, and bounds the call (expiry).
 func (pk *parking) park(pc *parkedCall) (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("mint request state: %w", err)
+	}
+	if pc.expiry == nil {
+		pc.expiry = time.AfterFunc(parkTimeout-time.Since(pc.started), pc.cancel)
 	}
 	state := parkPrefix + hex.EncodeToString(b[:])
 	pk.mu.Lock()

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -13,6 +14,7 @@ type validScan struct {
 	id      json.RawMessage // the top-level "id" value (matched ignoring case)
 	idFound bool            // the id key was present
 	idExact bool            // false: a non-ASCII top-level key may also match "id"
+	env     rawEnvelope     // what the relays read of the message (envelope.go)
 }
 
 // scanValid walks a message already known to be valid JSON (json.Valid)
@@ -21,7 +23,7 @@ type validScan struct {
 // id decode of checkMessage would, in the same order; the message check
 // runs on every message of the HTTP and stdio faces.
 func scanValid(data []byte) validScan {
-	s := keyWalker{data: data, res: validScan{idExact: true}}
+	s := keyWalker{data: data, keys: make([]objectKey, 0, 8), res: validScan{idExact: true}}
 	s.value(0)
 	return s.res
 }
@@ -31,8 +33,11 @@ func scanValid(data []byte) validScan {
 type keyWalker struct {
 	data []byte
 	pos  int
-	keys []string // lowered keys of the objects open, innermost last
+	keys []objectKey // keys of the objects open, innermost last
 	res  validScan
+	// inParams is set while the walk is in the value of the message's
+	// "params".
+	inParams bool
 }
 
 func (s *keyWalker) done() bool { return s.res.dup || s.res.tooDeep }
@@ -133,70 +138,119 @@ func (s *keyWalker) object(depth int) {
 			continue
 		}
 		raw := s.str()
-		key, ascii := keyText(raw)
-		lower := strings.ToLower(key)
-		if s.seen(start, lower, &set) {
-			s.res.dup, s.res.dupKey = true, key
+		key := readKey(raw)
+		if s.seen(start, key, &set) {
+			s.res.dup, s.res.dupKey = true, keyText(raw)
 			return
 		}
 		s.skipSpace()
 		s.pos++ // :
 		s.skipSpace()
 		valueStart := s.pos
+		params := depth == 0 && keyIs(raw, "params")
+		s.inParams = s.inParams || params
 		s.value(depth + 1)
-		if depth == 0 {
-			s.noteTopKey(lower, ascii, s.data[valueStart:s.pos])
+		s.inParams = s.inParams && !params
+		value := s.data[valueStart:s.pos]
+		switch {
+		case depth == 0:
+			s.noteTopKey(key, value)
+			s.res.env.top(raw, value)
+		case depth == 1 && s.inParams:
+			s.res.env.param(raw, value)
 		}
 	}
 }
 
-// seen reports whether lower is already a key of the object whose keys
-// start at start, and remembers it.
-func (s *keyWalker) seen(start int, lower string, set *map[string]bool) bool {
+// seen reports whether key is already a key of the object whose keys
+// start at start, ignoring case, and remembers it.
+func (s *keyWalker) seen(start int, key objectKey, set *map[string]bool) bool {
 	const linear = 16
 	if *set == nil && len(s.keys)-start >= linear {
 		*set = make(map[string]bool, 2*linear)
 		for _, k := range s.keys[start:] {
-			(*set)[k] = true
+			(*set)[k.lowered()] = true
 		}
 	}
 	if *set != nil {
+		lower := key.lowered()
 		if (*set)[lower] {
 			return true
 		}
 		(*set)[lower] = true
 	} else {
 		for _, k := range s.keys[start:] {
-			if k == lower {
+			if k.sameAs(key) {
 				return true
 			}
 		}
 	}
-	s.keys = append(s.keys, lower)
+	s.keys = append(s.keys, key)
 	return false
 }
 
 // noteTopKey records the message's id. encoding/json matches field names
 // with its own case folding, which agrees with ToLower for ASCII keys only.
-func (s *keyWalker) noteTopKey(lower string, ascii bool, value []byte) {
-	if !ascii {
+func (s *keyWalker) noteTopKey(key objectKey, value []byte) {
+	if !key.plain {
 		s.res.idExact = false
 		return
 	}
-	if lower == "id" {
+	if bytes.EqualFold(key.raw, []byte("id")) {
 		s.res.id, s.res.idFound = value, true
 	}
 }
 
-// keyText is a key's decoded text, and whether its raw bytes were plain
-// ASCII without escapes (decoding them is then the identity).
-func keyText(raw []byte) (string, bool) {
+// objectKey is a key the walk met. A plain key (ASCII, no escapes) is
+// kept as its bytes in the message, which the walk compares ignoring
+// ASCII case, as lowering them would (most keys: no allocation); any other
+// is kept decoded and lowered.
+type objectKey struct {
+	raw   []byte // a plain key's bytes, or any other's lowered text
+	plain bool
+}
+
+// readKey is the key whose bytes between the quotes are raw.
+func readKey(raw []byte) objectKey {
+	if plainKey(raw) {
+		return objectKey{raw: raw, plain: true}
+	}
+	return objectKey{raw: []byte(strings.ToLower(keyText(raw)))}
+}
+
+// plainKey reports whether a key's raw bytes are plain ASCII without
+// escapes: decoding them is then the identity.
+func plainKey(raw []byte) bool {
 	for _, c := range raw {
 		if c == '\\' || c >= 0x80 {
-			var k string
-			_ = json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k)
-			return k, false
+			return false
 		}
 	}
-	return string(raw), true
+	return true
+}
+
+// keyText is a key's decoded text.
+func keyText(raw []byte) string {
+	if plainKey(raw) {
+		return string(raw)
+	}
+	var k string
+	_ = json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k)
+	return k
+}
+
+func (k objectKey) lowered() string {
+	if k.plain {
+		return strings.ToLower(string(k.raw))
+	}
+	return string(k.raw)
+}
+
+// sameAs reports whether the keys are equal once lowered. For two plain
+// keys that is bytes.EqualFold: on ASCII it folds ASCII case only.
+func (k objectKey) sameAs(o objectKey) bool {
+	if k.plain && o.plain {
+		return bytes.EqualFold(k.raw, o.raw)
+	}
+	return k.lowered() == o.lowered()
 }

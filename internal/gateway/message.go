@@ -41,14 +41,27 @@ func CheckMessage(body []byte) string {
 // neither a string nor an exact integer in the safe range (the SDK would
 // answer with a different id).
 func checkMessage(body []byte) *Refusal {
+	bad, _ := checkEnvelope(body)
+	return bad
+}
+
+// checkEnvelope is checkMessage that also returns what the relays read of
+// a message it accepts (rawEnvelope), found by the same walk; nil when the
+// message took the tokenizer's path (it is not valid JSON: go-sdk answers
+// it).
+func checkEnvelope(body []byte) (*Refusal, *rawEnvelope) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return &Refusal{jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted; send one message per request"}
+		return &Refusal{jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted; send one message per request"}, nil
 	}
 	if json.Valid(body) {
-		return checkValid(body, trimmed)
+		scan := scanValid(body)
+		if bad := checkValid(body, trimmed, &scan); bad != nil {
+			return bad, nil
+		}
+		return nil, &scan.env
 	}
-	return checkTokens(body, trimmed)
+	return checkTokens(body, trimmed), nil
 }
 
 // checkTokens is the check of a body that is not valid JSON: the tokenizer
@@ -71,8 +84,7 @@ func checkTokens(body, trimmed []byte) *Refusal {
 }
 
 // checkValid is checkMessage for a body that is valid JSON, in one walk.
-func checkValid(body, trimmed []byte) *Refusal {
-	scan := scanValid(body)
+func checkValid(body, trimmed []byte, scan *validScan) *Refusal {
 	switch {
 	case scan.tooDeep:
 		return tooDeep()

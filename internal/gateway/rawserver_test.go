@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"net"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,6 +44,22 @@ func serveRawShapes() {
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "refuses"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return nil, nil, &jsonrpc.Error{Code: -32042, Message: "refused by the server", Data: []byte(`{"why":"test"}`)}
+	})
+	type waitArgs struct {
+		Socket string `json:"socket"`
+	}
+	// waits tells the unix socket it is given that it started, then that
+	// its context was cancelled (relaycancel_test.go).
+	mcp.AddTool(s, &mcp.Tool{Name: "waits"}, func(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (*mcp.CallToolResult, any, error) {
+		conn, err := net.Dial("unix", in.Socket)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer conn.Close()
+		_, _ = conn.Write([]byte("started\n"))
+		<-ctx.Done()
+		_, _ = conn.Write([]byte("cancelled\n"))
+		return nil, nil, ctx.Err()
 	})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)

@@ -1,13 +1,12 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,23 +74,53 @@ type envelope struct {
 	ID      json.RawMessage
 	Method  string
 	Params  json.RawMessage
+	raw     *rawEnvelope // with the params' keys
 }
 
-// readEnvelope reads body's envelope with its keys as go-sdk reads them:
-// case-sensitively (encoding/json would take "METHOD" for "method").
-func readEnvelope(body []byte) (envelope, bool) {
-	var m map[string]json.RawMessage
-	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &m) != nil {
-		return envelope{}, false
+// readEnvelope is body's envelope from raw, what the message check's walk
+// found in it (checkEnvelope), with its keys as go-sdk reads them:
+// case-sensitively (encoding/json would take "METHOD" for "method"). With
+// no walk to hand (a body that did not come through checkBody), it walks
+// body itself.
+func readEnvelope(body []byte, raw *rawEnvelope) (envelope, bool) {
+	if raw == nil {
+		if !json.Valid(body) {
+			return envelope{}, false
+		}
+		scan := scanValid(body)
+		if scan.dup || scan.tooDeep {
+			return envelope{}, false
+		}
+		raw = &scan.env
 	}
-	env := envelope{ID: m["id"], Params: m["params"]}
-	if raw, ok := m["jsonrpc"]; ok && json.Unmarshal(raw, &env.JSONRPC) != nil {
-		return envelope{}, false
+	env := envelope{ID: raw.id, Params: raw.params, raw: raw}
+	ok := true
+	if raw.jsonrpc != nil {
+		env.JSONRPC, ok = jsonText(raw.jsonrpc)
 	}
-	if raw, ok := m["method"]; ok && json.Unmarshal(raw, &env.Method) != nil {
-		return envelope{}, false
+	if raw.method != nil && ok {
+		env.Method, ok = jsonText(raw.method)
 	}
-	return env, true
+	return env, ok
+}
+
+// jsonText decodes raw, a JSON string, without a decoder when it holds
+// only printable ASCII and no escapes; false when raw is not a string.
+func jsonText(raw []byte) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainASCII(raw[1:n-1]) {
+		return string(raw[1 : n-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
+			return false
+		}
+	}
+	return true
 }
 
 func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -100,10 +129,13 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rl.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	env, ok := readEnvelope(body)
-	if err != nil || !ok {
+	body, raw, err := requestBody(r)
+	if err != nil {
+		rl.pass(w, r, id, nil)
+		return
+	}
+	env, ok := readEnvelope(body, raw)
+	if !ok {
 		rl.pass(w, r, id, nil)
 		return
 	}
@@ -220,15 +252,14 @@ func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.Cal
 	if !ok || !rl.headersOK(r) || rl.sdkDue(s) {
 		return nil, jsonrpc.ID{}, false
 	}
-	var keys map[string]json.RawMessage // go-sdk's keys are case-sensitive, a map's too
-	if json.Unmarshal(env.Params, &keys) != nil || !onlyKeys(keys, "name", "arguments") {
+	if env.raw.name == nil || env.raw.paramsOther { // params has name, maybe arguments, nothing else
 		return nil, jsonrpc.ID{}, false
 	}
-	var name string
-	if json.Unmarshal(keys["name"], &name) != nil || name == "" || !rl.g.forwarded(name) {
+	name, ok := jsonText(env.raw.name)
+	if !ok || name == "" || !rl.g.forwarded(name) {
 		return nil, jsonrpc.ID{}, false
 	}
-	args := keys["arguments"]
+	args := json.RawMessage(env.raw.args)
 	if len(args) > 0 && args[0] != '{' {
 		return nil, jsonrpc.ID{}, false
 	}
@@ -250,6 +281,18 @@ func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.Cal
 // relayID is the JSON-RPC id of a call as go-sdk would read it: a string
 // or an integer.
 func relayID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	if len(raw) > 0 && raw[0] == '"' {
+		s, ok := jsonText(raw)
+		if !ok {
+			return jsonrpc.ID{}, false
+		}
+		id, err := jsonrpc.MakeID(s)
+		return id, err == nil
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n <= maxSafeID && n >= -maxSafeID {
+		id, err := jsonrpc.MakeID(float64(n)) // go-sdk decodes a number to float64
+		return id, err == nil
+	}
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
 		return jsonrpc.ID{}, false

@@ -18,20 +18,13 @@ type clientMeta struct {
 	version string
 	info    *mcp.Implementation // nil when the request names no client
 	caps    *mcp.ClientCapabilities
-	// capsJSON is the capabilities as decoded JSON, for the request's _meta.
-	capsJSON any
-}
-
-// meta is the _meta of one relayed request. The client info is the typed
-// value, which ServerRequest.ClientInfo returns as it is. The values are
-// shared by the client's requests and only read: the upstream's request
-// drops these keys (upstream.Conn.requestMeta).
-func (c *clientMeta) meta() mcp.Meta {
-	m := mcp.Meta{mcp.MetaKeyProtocolVersion: c.version, mcp.MetaKeyClientCapabilities: c.capsJSON}
-	if c.info != nil {
-		m[mcp.MetaKeyClientInfo] = c.info
-	}
-	return m
+	// meta is the _meta of each relayed request of the client: the
+	// revision, the capabilities as decoded JSON and the client info as
+	// the typed value, which ServerRequest.ClientInfo returns as it is.
+	// It is shared by the client's requests and only read: weft copies it
+	// to add its own keys (delegate), and the upstream's request drops
+	// these (upstream.Conn.requestMeta).
+	meta mcp.Meta
 }
 
 // maxClientMetas bounds the _meta kept; maxClientMetaBytes the size of one
@@ -82,14 +75,16 @@ func readClientMeta(raw json.RawMessage) *clientMeta {
 	}
 	version, _ := meta[mcp.MetaKeyProtocolVersion].(string)
 	probe := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: meta}}
-	c := &clientMeta{version: version, caps: probe.ClientCapabilities(), capsJSON: meta[mcp.MetaKeyClientCapabilities]}
+	c := &clientMeta{version: version, caps: probe.ClientCapabilities()}
 	if c.caps == nil {
 		return nil
 	}
+	c.meta = mcp.Meta{mcp.MetaKeyProtocolVersion: version, mcp.MetaKeyClientCapabilities: meta[mcp.MetaKeyClientCapabilities]}
 	if _, named := meta[mcp.MetaKeyClientInfo]; named {
 		if c.info = probe.ClientInfo(); c.info == nil {
 			return nil
 		}
+		c.meta[mcp.MetaKeyClientInfo] = c.info
 	}
 	return c
 }

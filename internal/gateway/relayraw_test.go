@@ -23,13 +23,34 @@ func shapesFace(t *testing.T) (string, string) {
 	t.Helper()
 	_, addr := shapesGateway(t)
 	url := "http://" + addr + Endpoint
+	return url, pinnedSession(t, url)
+}
+
+// postSession posts body as a request of the session and returns the
+// response's status, Content-Type and body.
+func postSession(url, session, body string) (int, string, []byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(sessionPost(ctx, url, session, body))
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.Split(resp.Header.Get("Content-Type"), ";")[0], data, err
+}
+
+// pinnedSession opens a go-sdk session pinned to 2025-11-25 on the face at
+// url and returns its id.
+func pinnedSession(t *testing.T, url string) string {
+	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "raw-test", Version: "1"}, nil).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
-	return url, cs.ID()
+	return cs.ID()
 }
 
 // shapesGateway serves a face with the stdio upstream "shapes"
@@ -62,26 +83,10 @@ type rawReply struct {
 // postCall posts one tools/call of the session and returns the response.
 func postCall(t *testing.T, url, session, body string) rawReply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	_, kind, data, err := postSession(url, session, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(sessionHeader, session)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kind := strings.Split(resp.Header.Get("Content-Type"), ";")[0]
 	if kind == "text/event-stream" { // the response is the event that has an id
 		for line := range strings.SplitSeq(string(data), "\n") {
 			if msg, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(msg, `"id":`) {

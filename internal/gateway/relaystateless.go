@@ -78,37 +78,104 @@ var metaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilitie
 // argument to a header, whose _meta go-sdk would accept for the revision
 // the headers name.
 func (sr *statelessRelay) take(r *http.Request, body []byte) (relayedCall, jsonrpc.ID, bool) {
-	var env map[string]json.RawMessage
-	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &env) != nil || len(env) != 4 ||
-		string(env["jsonrpc"]) != `"2.0"` || string(env["method"]) != `"tools/call"` || !objectOf(env["params"]) {
-		return relayedCall{}, jsonrpc.ID{}, false
-	}
-	jid, ok := relayID(env["id"])
+	c, ok := readStatelessCall(body)
 	if !ok {
 		return relayedCall{}, jsonrpc.ID{}, false
 	}
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(env["params"], &keys) != nil || !onlyKeys(keys, "name", "arguments", "_meta") {
+	jid, ok := relayID(c.id)
+	if !ok {
 		return relayedCall{}, jsonrpc.ID{}, false
 	}
-	var name string
-	if json.Unmarshal(keys["name"], &name) != nil || name == "" || name != r.Header.Get("Mcp-Name") ||
-		!sr.g.forwarded(name) || sr.g.bindsHeaders(name) {
+	name := r.Header.Get("Mcp-Name")
+	if name == "" || !c.named(name) || !sr.g.forwarded(name) || sr.g.bindsHeaders(name) {
 		return relayedCall{}, jsonrpc.ID{}, false
 	}
-	args, hasArgs := keys["arguments"]
-	if hasArgs && !objectOf(args) && string(args) != "null" { // go-sdk's client sends null for none
+	if c.args != nil && !objectOf(c.args) && string(c.args) != "null" { // go-sdk's client sends null for none
 		return relayedCall{}, jsonrpc.ID{}, false
 	}
-	who, ok := sr.clients.read(keys["_meta"])
+	who, ok := sr.clients.read(c.meta)
 	if !ok || who.version != r.Header.Get("Mcp-Protocol-Version") {
 		return relayedCall{}, jsonrpc.ID{}, false
 	}
 	call := &mcp.CallToolRequest{
-		Params: &mcp.CallToolParamsRaw{Meta: who.meta(), Name: name, Arguments: args},
+		Params: &mcp.CallToolParamsRaw{Meta: who.meta, Name: name, Arguments: c.args},
 		Extra:  requestExtra(r),
 	}
 	return relayedCall{req: call, caps: who.caps}, jid, true
+}
+
+// statelessCall is what take reads of a request's bytes: raw JSON values,
+// slices of the body; args and meta are nil when absent.
+type statelessCall struct {
+	id, name, args, meta []byte
+}
+
+// readStatelessCall reads body as a tools/call whose envelope has exactly
+// the keys jsonrpc ("2.0"), id, method and params, and whose params have a
+// name and no keys but arguments and _meta besides. Keys are compared as
+// go-sdk compares them, exactly; one written with escapes is left to
+// go-sdk, as is anything not valid JSON.
+func readStatelessCall(body []byte) (statelessCall, bool) {
+	var c statelessCall
+	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
+		return c, false
+	}
+	var params []byte
+	var keys keySet
+	ok := jsonMembers(body, func(key, value []byte) bool {
+		switch string(key) {
+		case "jsonrpc":
+			return keys.once(0) && string(value) == `"2.0"`
+		case "method":
+			return keys.once(1) && string(value) == `"tools/call"`
+		case "id":
+			c.id = value
+			return keys.once(2)
+		case "params":
+			params = value
+			return keys.once(3) && objectOf(value)
+		}
+		return false
+	})
+	if !ok || keys != 0b1111 {
+		return c, false
+	}
+	keys = 0
+	ok = jsonMembers(params, func(key, value []byte) bool {
+		switch string(key) {
+		case "name":
+			c.name = value
+			return keys.once(0) && len(value) >= 2 && value[0] == '"'
+		case "arguments":
+			c.args = value
+			return keys.once(1)
+		case "_meta":
+			c.meta = value
+			return keys.once(2)
+		}
+		return false
+	})
+	return c, ok && keys&1 != 0
+}
+
+// keySet is the keys of an object met so far, by number.
+type keySet uint8
+
+// once notes key i and reports whether it is its first time.
+func (k *keySet) once(i uint) bool {
+	bit := keySet(1) << i
+	first := *k&bit == 0
+	*k |= bit
+	return first
+}
+
+// named reports whether the call's name is name.
+func (c *statelessCall) named(name string) bool {
+	if raw := c.name[1 : len(c.name)-1]; plainKey(raw) { // else decoding may change it
+		return string(raw) == name
+	}
+	var decoded string
+	return json.Unmarshal(c.name, &decoded) == nil && decoded == name
 }
 
 // objectOf reports whether raw is a JSON object.

@@ -69,6 +69,9 @@ func newBreaker(server string, threshold int, reset time.Duration, now func() ti
 // for the single call let through in half-open state; its outcome decides.
 func (b *breaker) allow() (probe bool, err error) {
 	probe, err = b.Allow()
+	if err == nil {
+		return probe, nil // errors.As would move oe to the heap on every call
+	}
 	var oe *circuit.OpenError
 	if errors.As(err, &oe) {
 		return false, &CircuitOpenError{Server: b.server, Tool: b.tool, Failures: oe.Failures, RetryIn: oe.RetryIn}

@@ -26,10 +26,13 @@ type source struct {
 // name goes to its first owner (see owners); reserved names (weft's
 // built-ins) are never shadowed; under an empty prefix a name containing
 // the separator is refused, since it could pass for another server's tool.
-// Other items: earlier sources win every clash.
-func buildCatalog(sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, roster map[string]string) *Catalog {
+// Other items: earlier sources win every clash. A tool of prev that comes
+// out the same is reused: as upstreams arrive one by one, each build would
+// otherwise copy every definition listed so far again.
+func buildCatalog(prev *Catalog, sources []source, sep string, maxTools int, reserved map[string]bool, own *owners, roster map[string]string) *Catalog {
+	n := toolCount(sources)
 	c := &Catalog{
-		tools:     map[string]*Tool{},
+		tools:     make(map[string]*Tool, n),
 		prompts:   map[string]*Prompt{},
 		resources: map[string]*Resource{},
 	}
@@ -43,10 +46,13 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 			if winners[name] != s.name || c.tools[name] != nil {
 				continue
 			}
-			def := *t
-			def.Name = name
-			tool := &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def, Digest: digestOf(s.inv, t)}
-			tool.Listed = maxTools <= 0 || len(c.Tools) < maxTools
+			listed := maxTools <= 0 || len(c.Tools) < maxTools
+			tool := prev.builtAgain(name, s.name, t, listed)
+			if tool == nil {
+				def := *t
+				def.Name = name
+				tool = &Tool{Name: name, Server: s.name, Original: t.Name, Def: &def, Digest: digestOf(s.inv, t), Listed: listed, src: t}
+			}
 			c.Tools = append(c.Tools, tool)
 			c.tools[name] = tool
 		}
@@ -92,6 +98,28 @@ func buildCatalog(sources []source, sep string, maxTools int, reserved map[strin
 	return c
 }
 
+// builtAgain returns c's tool name when building it from server's
+// definition t would give the same tool; nil otherwise. Tools are never
+// changed once built, so catalogs can share them.
+func (c *Catalog) builtAgain(name, server string, t *mcp.Tool, listed bool) *Tool {
+	if c == nil {
+		return nil
+	}
+	if p := c.tools[name]; p != nil && p.src == t && p.Server == server && p.Listed == listed {
+		return p
+	}
+	return nil
+}
+
+// toolCount is how many tools the sources list, to size a build's maps.
+func toolCount(sources []source) int {
+	n := 0
+	for _, s := range sources {
+		n += len(s.inv.Tools)
+	}
+	return n
+}
+
 // digestOf returns the digest the upstream computed when it listed t, or
 // computes it for an inventory built some other way.
 func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {
@@ -105,7 +133,11 @@ func digestOf(inv upstream.Inventory, t *mcp.Tool) [32]byte {
 // toolWinners decides which server exposes each tool name, recording in
 // c.Clashes every tool refused or withheld.
 func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]bool, own *owners, roster map[string]string) map[string]string {
-	cands := map[string][]candidate{}
+	n := toolCount(sources)
+	// Most names have one candidate: they share one backing array, each
+	// capped at its own element, so that a second candidate copies.
+	cands := make(map[string][]candidate, n)
+	backing := make([]candidate, 0, n)
 	for _, s := range sources {
 		for _, t := range s.inv.Tools {
 			if !toolAllowed(t.Name, s.allowed, s.denied) {
@@ -120,7 +152,13 @@ func (c *Catalog) toolWinners(sources []source, sep string, reserved map[string]
 			case s.namespace == "" && strings.Contains(t.Name, sep):
 				c.Clashes = append(c.Clashes, fmt.Sprintf("tool %s of %s refused: under an empty prefix a name may not contain %q (it could pass for another server's tool)", name, s.name, sep))
 			default:
-				cands[name] = append(cands[name], candidate{server: s.name, original: t.Name})
+				cand := candidate{server: s.name, original: t.Name}
+				if cs, ok := cands[name]; ok {
+					cands[name] = append(cs, cand)
+				} else {
+					backing = append(backing, cand)
+					cands[name] = backing[len(backing)-1 : len(backing) : len(backing)]
+				}
 			}
 		}
 	}

@@ -20,6 +20,9 @@ type Tool struct {
 	// listed: equal digests under one name mean nothing to tell clients.
 	Digest [32]byte
 	Listed bool // within limits.max_tools; else reachable through search
+	// src is the upstream's definition the tool was built from: the next
+	// catalog build reuses the tool while its upstream lists the same one.
+	src *mcp.Tool
 }
 
 // Prompt is an upstream prompt as weft exposes it.

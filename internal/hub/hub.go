@@ -140,7 +140,7 @@ func New(opts Options) *Hub {
 		h.reserved[n] = true
 	}
 	h.owners.approvals = opts.Approvals
-	h.catalog.Store(buildCatalog(nil, opts.Separator, opts.MaxTools, h.reserved, &h.owners, nil))
+	h.catalog.Store(buildCatalog(nil, nil, opts.Separator, opts.MaxTools, h.reserved, &h.owners, nil))
 	h.stopLogins = make(chan struct{})
 	if opts.LoginStamp != nil {
 		h.bg.Add(1)
@@ -221,7 +221,7 @@ func (h *Hub) rebuildLocked() {
 			})
 		}
 	}
-	cat := buildCatalog(sources, h.opts.Separator, h.opts.MaxTools, h.reserved, &h.owners, h.roster())
+	cat := buildCatalog(h.catalog.Load(), sources, h.opts.Separator, h.opts.MaxTools, h.reserved, &h.owners, h.roster())
 	for _, c := range cat.Clashes {
 		h.logger.Warn("catalog clash", "detail", c)
 	}

@@ -124,7 +124,7 @@ func hasServer(cs []candidate, server string) bool {
 func natural(name, sep string, roster map[string]string) string {
 	best, bestLen, shared := "", -1, false
 	for server, ns := range roster {
-		if ns == "" || !strings.HasPrefix(name, ns+sep) {
+		if ns == "" || !strings.HasPrefix(name, ns) || !strings.HasPrefix(name[len(ns):], sep) { // no ns+sep string per server
 			continue
 		}
 		switch {

@@ -63,6 +63,7 @@ func (c *Conn) client() *mcp.Client {
 		ResourceUpdatedHandler:     c.resourceUpdated,
 	})
 	cl.AddReceivingMiddleware(c.relayMiddleware)
+	cl.AddSendingMiddleware(parkSchemas) // see schema.go
 	return cl
 }
 
@@ -133,12 +134,13 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect %s: %w", c.cfg.Name, err)
 	}
+	raw := newRawConn(nil) // its connection is set by rawTransport.Connect
 	pipes := &mcp.IOTransport{
-		Reader:        newLineFilter(proc.stdout, c.opts.MaxMessageBytes, c.logger),
+		Reader:        newLineFilter(proc.stdout, c.opts.MaxMessageBytes, c.logger, stdioLine(raw, order)),
 		Writer:        proc.stdin,
 		MaxLineLength: c.opts.MaxMessageBytes,
 	}
-	return &rawTransport{Transport: countingTransport{Transport: pipes, order: order}}, proc, nil
+	return &rawTransport{Transport: countingTransport{Transport: pipes, order: order}, conn: raw}, proc, nil
 }
 
 var environ0 = environ

@@ -62,8 +62,9 @@ func (l *LineReader) Close() error { return l.closer.Close() }
 
 // newLineFilter passes through only lines that can be JSON-RPC messages. A
 // child that prints a banner or other noise on stdout would otherwise break
-// its session; such lines are logged and dropped.
-func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger) *LineReader {
+// its session; such lines are logged and dropped. take sees every message
+// line first and keeps the ones it reports true for from the session.
+func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger, take func(msg []byte) bool) *LineReader {
 	dropped := 0
 	return NewLineReader(rc, max, func(line []byte) ([]byte, error) {
 		trimmed := bytes.TrimSpace(line)
@@ -75,6 +76,9 @@ func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger) *LineReader {
 			if dropped <= 20 {
 				logger.Warn("dropped non-JSON line on stdout", "line", truncate(string(trimmed), 200))
 			}
+			return nil, nil
+		}
+		if take(trimmed) {
 			return nil, nil
 		}
 		return append(shallowSchemas(trimmed), '\n'), nil

@@ -29,7 +29,7 @@ const settleMax = time.Second
 // TestSDKResultOvertakesItsNotifications reproduces the SDK behaviour and
 // fails once it changes, so this workaround can be deleted then.
 //
-// Stdio connections are counted as the SDK reads them; HTTP and SSE ones as
+// Stdio connections are counted as their lines are read; HTTP and SSE ones as
 // their event streams are read (wrapping the SDK's HTTP connections would
 // hide the unexported hooks it relies on).
 type noteOrder struct {
@@ -112,7 +112,9 @@ func (o *noteOrder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// countingTransport counts the ordered notifications its connection reads.
+// countingTransport notes when reading its connection failed (see
+// noteOrder.readFailed); a stdio connection's notifications are counted as
+// its lines are read (stdioLine).
 type countingTransport struct {
 	mcp.Transport
 	order *noteOrder
@@ -136,10 +138,36 @@ func (c countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		c.order.readFailed.Store(true)
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() && ordered(req.Method) {
-		c.order.gotRead()
-	}
 	return msg, err
+}
+
+// stdioLine is what a stdio connection's line filter does with each
+// message line before the SDK reads it: a response to one of weft's own
+// calls goes to its caller (rawConn.take), and an ordered notification is
+// counted. Both happen in the order of the lines, so a raw call's result
+// never overtakes the count of the notifications read before it.
+func stdioLine(raw *rawConn, order *noteOrder) func(msg []byte) bool {
+	return func(msg []byte) bool {
+		if raw.take(msg) {
+			return true
+		}
+		order.count(msg)
+		return false
+	}
+}
+
+// count counts msg when it is an ordered notification.
+func (o *noteOrder) count(msg []byte) {
+	if !bytes.Contains(msg, []byte("notifications/")) {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(msg, &m) == nil && (m.ID == nil || string(m.ID) == "null") && ordered(m.Method) {
+		o.gotRead()
+	}
 }
 
 // maxCountedLine bounds the part of an event-stream line kept to find its
@@ -184,15 +212,7 @@ func (s *sseCounter) scan(b []byte) {
 
 // count counts one "data:" line holding an ordered notification.
 func (s *sseCounter) count(line []byte) {
-	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
-	if !ok || !bytes.Contains(data, []byte("notifications/")) {
-		return
-	}
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(data, &msg) == nil && msg.ID == nil && ordered(msg.Method) {
-		s.order.gotRead()
+	if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
+		s.order.count(data)
 	}
 }

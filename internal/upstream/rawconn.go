@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,9 +22,11 @@ import (
 // those calls weft sits between the session and its transport: rawConn
 // writes the request itself, with an id the session never uses (a string;
 // the session's ids are integers), and takes the response for that id out
-// of the stream before the session reads it. Everything else passes
+// of the stream before the session reads it: as a line of the child's
+// stdout, before go-sdk's connection decodes it (take), or failing that as
+// the message the connection decoded (Read). Everything else passes
 // through to the session unchanged. docs/guides/performance.md ("Raw
-// results") has the measurements.
+// results", "weft's own cost per relayed call") has the measurements.
 //
 // Only stdio connections are wrapped: go-sdk's Streamable HTTP and SSE
 // client connections rely on unexported methods (sessionUpdated) that a
@@ -36,10 +39,12 @@ const rawIDPrefix = "weft-raw-"
 // call its caller gave up, as go-sdk bounds its own.
 const notifyCancelTimeout = 5 * time.Second
 
-// rawTransport wraps its transport's connection in a rawConn.
+// rawTransport wraps its transport's connection in conn, a rawConn made
+// before the transport so that the stdio line filter can hand it its
+// responses (take).
 type rawTransport struct {
 	mcp.Transport
-	conn *rawConn // set by Connect
+	conn *rawConn // its Connection is set by Connect
 }
 
 func (t *rawTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -47,7 +52,7 @@ func (t *rawTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.conn = newRawConn(conn)
+	t.conn.Connection = conn
 	return t.conn, nil
 }
 
@@ -77,8 +82,52 @@ func newRawConn(conn mcp.Connection) *rawConn {
 	return &rawConn{Connection: conn, done: make(chan struct{}), waiting: map[string]chan *jsonrpc.Response{}}
 }
 
+// take hands msg, one message line of a stdio upstream not yet read by the
+// SDK, to its caller when it is the result of one of weft's own calls, and
+// reports whether it did (a result nobody waits for any more is dropped).
+// Taken here, a result is never decoded by go-sdk's connection: no JSON
+// decoder with its 32 KiB buffer scans it, readBatch and DecodeMessage do
+// not decode it again (each through a fresh 32 KiB buffer), and it skips
+// the hand-offs from the connection's reading goroutine to the session's.
+// Anything else goes on to the session: other messages, an error response
+// (go-sdk reads its fields exactly), one with a key go-sdk would read
+// differently, or one nested deeper than go-sdk reads; Read takes those
+// responses of weft's calls.
+func (c *rawConn) take(msg []byte) bool {
+	if !bytes.Contains(msg, []byte(`"`+rawIDPrefix)) || depth(msg) >= messageDepthLimit {
+		return false
+	}
+	var m map[string]json.RawMessage // case-sensitive keys, as go-sdk reads them
+	if json.Unmarshal(msg, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` || m["result"] == nil {
+		return false
+	}
+	var key string
+	if json.Unmarshal(m["id"], &key) != nil || !strings.HasPrefix(key, rawIDPrefix) {
+		return false
+	}
+	id, err := jsonrpc.MakeID(key)
+	if err != nil {
+		return false
+	}
+	c.deliver(key, &jsonrpc.Response{ID: id, Result: m["result"]})
+	return true
+}
+
+// deliver hands resp to the call waiting for key, if any.
+func (c *rawConn) deliver(key string, resp *jsonrpc.Response) {
+	c.mu.Lock()
+	ch := c.waiting[key]
+	delete(c.waiting, key)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- resp // buffered: never blocks the reader
+	}
+	// A response nobody waits for belongs to a call whose caller gave
+	// up; the session never knew of it either.
+}
+
 // Read hands the session every message but the responses to weft's own
-// calls, which go to their callers.
+// calls that take left to it, which go to their callers.
 func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
@@ -94,15 +143,7 @@ func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if !ok || !strings.HasPrefix(key, rawIDPrefix) {
 			return msg, nil
 		}
-		c.mu.Lock()
-		ch := c.waiting[key]
-		delete(c.waiting, key)
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- resp // buffered: never blocks the session's reader
-		}
-		// A response nobody waits for belongs to a call whose caller gave
-		// up; the session never knew of it either.
+		c.deliver(key, resp)
 	}
 }
 

@@ -242,3 +242,54 @@ func TestPlainResultLeavesOddResultsToTheTypedPath(t *testing.T) {
 		}
 	}
 }
+
+func TestRawConnTakesItsResultLinesBeforeTheSession(t *testing.T) {
+	rc := newRawConn(nil)
+	ch := make(chan *jsonrpc.Response, 1)
+	rc.waiting[rawIDPrefix+"1"] = ch
+	tests := []struct {
+		name string
+		line string
+		take bool
+	}{
+		{"the session's own response", `{"jsonrpc":"2.0","id":1,"result":{}}`, false},
+		{"a notification", `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"weft-raw-1"}}`, false},
+		{"an error, read by go-sdk", `{"jsonrpc":"2.0","id":"weft-raw-1","error":{"code":-32000,"message":"x"}}`, false},
+		{"a key go-sdk reads case-sensitively", `{"jsonrpc":"2.0","ID":"weft-raw-1","result":{}}`, false},
+		{"an extra key", `{"jsonrpc":"2.0","id":"weft-raw-1","result":{},"method":"x"}`, false},
+		{"nested deeper than go-sdk reads", `{"jsonrpc":"2.0","id":"weft-raw-1","result":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`, false},
+		{"a result nobody waits for", `{"jsonrpc":"2.0","id":"weft-raw-9","result":{}}`, true},
+		{"the raw call's result", `{"jsonrpc":"2.0","id":"weft-raw-1","result":{"content":[]}}`, true},
+	}
+	for _, tt := range tests {
+		if got := rc.take([]byte(tt.line)); got != tt.take {
+			t.Errorf("%s: take = %v, want %v", tt.name, got, tt.take)
+		}
+	}
+	select {
+	case resp := <-ch:
+		if string(resp.Result) != `{"content":[]}` || resp.ID.Raw() != rawIDPrefix+"1" {
+			t.Errorf("the caller got %v %s, want its result as sent", resp.ID.Raw(), resp.Result)
+		}
+	default:
+		t.Error("the caller got nothing")
+	}
+}
+
+func TestStdioLinesCountNotificationsInLineOrder(t *testing.T) {
+	order := newNoteOrder()
+	line := stdioLine(newRawConn(nil), order)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"notifications/message"}`,
+	} {
+		if line([]byte(msg)) {
+			t.Errorf("stdioLine took %s, which is the session's", msg)
+		}
+	}
+	if order.read != 2 {
+		t.Errorf("counted %d ordered notifications, want 2 (progress and log)", order.read)
+	}
+}

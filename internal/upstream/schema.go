@@ -1,8 +1,11 @@
 package upstream
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/tooldigest"
@@ -71,15 +74,61 @@ func rawSchemas(tools []*mcp.Tool) {
 }
 
 // rawJSON marshals v once; nil and values that cannot be marshalled are
-// left as they are.
+// left as they are, and a parked schema is unparked.
 func rawJSON(v any) any {
-	switch v.(type) {
+	switch v := v.(type) {
 	case nil, json.RawMessage:
 		return v
+	case parkedSchema:
+		return v.raw
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return v
 	}
 	return json.RawMessage(b)
+}
+
+// go-sdk's client checks every tool of a tools/list result for
+// x-mcp-header annotations (filterValidTools) by encoding its input schema
+// and decoding it again through a fresh 32 KiB buffer: for 10 upstreams of
+// 1,000 tools, a third of weft's CPU from start to all listed
+// (docs/guides/performance.md, "Fan-in and listing without AddTool").
+// Only a schema that mentions x-mcp-header can fail that check; every
+// other schema passes it parked, as the JSON rawSchemas would make of it
+// anyway, in a value that refuses to encode: go-sdk then finds no
+// annotations without decoding anything.
+
+// parkedSchema is a listed tool's input schema, as JSON, on its way past
+// go-sdk's check; rawSchemas unparks it.
+type parkedSchema struct{ raw json.RawMessage }
+
+var errParked = errors.New("upstream: a parked schema is not encoded")
+
+// MarshalJSON refuses: see parkedSchema.
+func (parkedSchema) MarshalJSON() ([]byte, error) { return nil, errParked }
+
+// headerKey is the annotation's key as go-sdk's decoder matches it
+// (exactly: it does not fold case). rawJSON's bytes are json.Marshal's,
+// so the key is never escaped in them.
+var headerKey = []byte(`"x-mcp-header"`)
+
+// parkSchemas is the client's sending middleware that parks the input
+// schemas of a tools/list result go-sdk need not check.
+func parkSchemas(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil && lr != nil {
+			for _, t := range lr.Tools {
+				if t == nil {
+					continue
+				}
+				raw, ok := rawJSON(t.InputSchema).(json.RawMessage)
+				if ok && !bytes.Contains(raw, headerKey) {
+					t.InputSchema = parkedSchema{raw: raw}
+				}
+			}
+		}
+		return res, err
+	}
 }

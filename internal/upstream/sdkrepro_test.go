@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"log/slog"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,7 +56,14 @@ func connectCountingPings(t *testing.T, ctx context.Context, version string) *at
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "pinger"}, &mcp.ClientOptions{KeepAlive: 10 * time.Millisecond})
+	// go-sdk closes a session whose ping misses interval/2; on a loaded CI
+	// machine under -race that happened after two pings and broke the count,
+	// so failures are tolerated: the test counts pings, not their speed.
+	client := mcp.NewClient(&mcp.Implementation{Name: "pinger"}, &mcp.ClientOptions{
+		KeepAlive:                 10 * time.Millisecond,
+		KeepAliveFailureThreshold: math.MaxInt32,
+		Logger:                    slog.New(slog.DiscardHandler),
+	})
 	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
