@@ -136,17 +136,7 @@ func BenchmarkSDKCall(b *testing.B) {
 		}},
 	}
 	for _, c := range cases {
-		b.Run(c.name, func(b *testing.B) {
-			call := echoCaller(c.connect(b), "echo")
-			b.ReportAllocs()
-			cpu0, err := cpuTime(0)
-			for b.Loop() {
-				if err := call(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, cpu0, err)
-		})
+		b.Run(c.name, func(b *testing.B) { benchCPU(b, echoCaller(c.connect(b), "echo")) })
 	}
 }
 

@@ -263,7 +263,7 @@ func (g *Gateway) safely(what string, add func()) {
 }
 
 func (g *Gateway) forwardTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	meta, err := g.delegate(req.Params.Meta)
+	meta, err := g.delegateCall(ctx, req)
 	if err != nil {
 		return toolError(err)
 	}

@@ -83,18 +83,11 @@ type envelope struct {
 // no walk to hand (a body that did not come through checkBody), it walks
 // body itself.
 func readEnvelope(body []byte, raw *rawEnvelope) (envelope, bool) {
-	if raw == nil {
-		if !json.Valid(body) {
-			return envelope{}, false
-		}
-		scan := scanValid(body)
-		if scan.dup || scan.tooDeep {
-			return envelope{}, false
-		}
-		raw = &scan.env
+	raw, ok := walkedEnvelope(body, raw)
+	if !ok {
+		return envelope{}, false
 	}
 	env := envelope{ID: raw.id, Params: raw.params, raw: raw}
-	ok := true
 	if raw.jsonrpc != nil {
 		env.JSONRPC, ok = jsonText(raw.jsonrpc)
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +26,10 @@ type clientMeta struct {
 	// to add its own keys (delegate), and the upstream's request drops
 	// these (upstream.Conn.requestMeta).
 	meta mcp.Meta
+	// forward is meta as weft forwards it (Gateway.delegate: with the
+	// delegation depth, which a client's _meta the relay takes cannot
+	// carry), made once, also only read; nil when delegate refuses.
+	forward mcp.Meta
 }
 
 // maxClientMetas bounds the _meta kept; maxClientMetaBytes the size of one
@@ -36,6 +41,10 @@ const (
 
 // clientMetas remembers the _meta of recent requests, by their bytes.
 type clientMetas struct {
+	// delegate makes a client's forwarded _meta (clientMeta.forward);
+	// nil: none is made.
+	delegate func(mcp.Meta) (mcp.Meta, error)
+
 	mu sync.RWMutex
 	m  map[string]*clientMeta // nil: a _meta the relay leaves to go-sdk; guarded by mu
 }
@@ -53,6 +62,9 @@ func (cm *clientMetas) read(raw json.RawMessage) (*clientMeta, bool) {
 		return c, c != nil
 	}
 	c = readClientMeta(raw)
+	if c != nil && cm.delegate != nil {
+		c.forward, _ = cm.delegate(c.meta) // on error, delegate refuses each call
+	}
 	if len(raw) <= maxClientMetaBytes {
 		cm.mu.Lock()
 		if cm.m == nil || len(cm.m) >= maxClientMetas {
@@ -91,24 +103,48 @@ func readClientMeta(raw json.RawMessage) *clientMeta {
 
 type relayedKey struct{}
 
-// relayedCall is a call the stateless relay makes, with the capabilities
-// its _meta declares, already read.
+// relayedCall is a call the stateless relay makes, with what its _meta
+// says of its client, already read.
 type relayedCall struct {
-	req  *mcp.CallToolRequest
-	caps *mcp.ClientCapabilities
+	req *mcp.CallToolRequest
+	who *clientMeta
 }
 
 // ClientCapabilities implements requestInfo.
-func (c relayedCall) ClientCapabilities() *mcp.ClientCapabilities { return c.caps }
+func (c *relayedCall) ClientCapabilities() *mcp.ClientCapabilities { return c.who.caps }
 
 // ProtocolVersion implements requestInfo.
-func (c relayedCall) ProtocolVersion() string { return c.req.ProtocolVersion() }
+func (c *relayedCall) ProtocolVersion() string { return c.req.ProtocolVersion() }
+
+// relayedOf is the relayed call req is, or nil.
+func relayedOf(ctx context.Context, req *mcp.CallToolRequest) *relayedCall {
+	if c, ok := ctx.Value(relayedKey{}).(*relayedCall); ok && c.req == req {
+		return c
+	}
+	return nil
+}
 
 // callInfo is what peerFor reads of req: for a call the stateless relay
 // made, the capabilities it has read already, which req would decode again.
 func callInfo(ctx context.Context, req *mcp.CallToolRequest) requestInfo {
-	if c, ok := ctx.Value(relayedKey{}).(relayedCall); ok && c.req == req {
+	if c := relayedOf(ctx, req); c != nil {
 		return c
 	}
 	return req
+}
+
+// delegateCall is delegate for a tool call: a call the stateless relay
+// made, still with its client's shared _meta (no middleware replaced it:
+// the maps are the same one), has that _meta's forwarded form already.
+func (g *Gateway) delegateCall(ctx context.Context, req *mcp.CallToolRequest) (mcp.Meta, error) {
+	meta := req.Params.Meta
+	if c := relayedOf(ctx, req); c != nil && c.who.forward != nil && sameMap(meta, c.who.meta) {
+		return c.who.forward, nil
+	}
+	return g.delegate(meta)
+}
+
+// sameMap reports whether a and b are the same map, not merely equal.
+func sameMap(a, b mcp.Meta) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -44,7 +44,8 @@ type statelessRelay struct {
 }
 
 func (g *Gateway) relayStateless(next http.Handler, opts *mcp.StreamableHTTPOptions) http.Handler {
-	return &statelessRelay{g: g, next: next, cop: opts.CrossOriginProtection, localhostCheck: !opts.DisableLocalhostProtection}
+	return &statelessRelay{g: g, next: next, cop: opts.CrossOriginProtection, localhostCheck: !opts.DisableLocalhostProtection,
+		clients: clientMetas{delegate: g.delegate}}
 }
 
 func (sr *statelessRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -52,18 +53,17 @@ func (sr *statelessRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, env, err := requestBody(r)
 	if err != nil {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
-	call, jid, ok := sr.take(r, body)
+	st, jid, ok := sr.take(r, body, env)
 	if !ok {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
-	sr.serve(w, r, call, jid)
+	sr.serve(w, r, st, jid)
 }
 
 // metaKeys are the _meta keys a relayed request may carry: what every
@@ -77,31 +77,44 @@ var metaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilitie
 // resumes the parked call), of a tool the face lists whose schema binds no
 // argument to a header, whose _meta go-sdk would accept for the revision
 // the headers name.
-func (sr *statelessRelay) take(r *http.Request, body []byte) (relayedCall, jsonrpc.ID, bool) {
-	c, ok := readStatelessCall(body)
+func (sr *statelessRelay) take(r *http.Request, body []byte, env *rawEnvelope) (*statelessRequest, jsonrpc.ID, bool) {
+	c, ok := readStatelessCall(body, env)
 	if !ok {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	jid, ok := relayID(c.id)
 	if !ok {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	name := r.Header.Get("Mcp-Name")
 	if name == "" || !c.named(name) || !sr.g.forwarded(name) || sr.g.bindsHeaders(name) {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	if c.args != nil && !objectOf(c.args) && string(c.args) != "null" { // go-sdk's client sends null for none
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
 	who, ok := sr.clients.read(c.meta)
 	if !ok || who.version != r.Header.Get("Mcp-Protocol-Version") {
-		return relayedCall{}, jsonrpc.ID{}, false
+		return nil, jsonrpc.ID{}, false
 	}
-	call := &mcp.CallToolRequest{
-		Params: &mcp.CallToolParamsRaw{Meta: who.meta, Name: name, Arguments: c.args},
-		Extra:  requestExtra(r),
+	st := &statelessRequest{
+		params: mcp.CallToolParamsRaw{Meta: who.meta, Name: name, Arguments: c.args},
+		extra:  requestExtraOf(r),
 	}
-	return relayedCall{req: call, caps: who.caps}, jid, true
+	st.req = mcp.CallToolRequest{Params: &st.params, Extra: &st.extra}
+	st.call = relayedCall{req: &st.req, who: who}
+	return st, jid, true
+}
+
+// statelessRequest is what the relay makes of a request it answers, in
+// one allocation: the call, the CallToolRequest go-sdk would build with
+// its params and extra, and the slot for the upstream's raw result.
+type statelessRequest struct {
+	call   relayedCall
+	req    mcp.CallToolRequest
+	params mcp.CallToolParamsRaw
+	extra  mcp.RequestExtra
+	slot   rawSlot
 }
 
 // statelessCall is what take reads of a request's bytes: raw JSON values,
@@ -112,61 +125,32 @@ type statelessCall struct {
 
 // readStatelessCall reads body as a tools/call whose envelope has exactly
 // the keys jsonrpc ("2.0"), id, method and params, and whose params have a
-// name and no keys but arguments and _meta besides. Keys are compared as
-// go-sdk compares them, exactly; one written with escapes is left to
-// go-sdk, as is anything not valid JSON.
-func readStatelessCall(body []byte) (statelessCall, bool) {
-	var c statelessCall
-	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
-		return c, false
+// name and no keys but arguments and _meta besides. It reads env, what the
+// message check's walk found in body (walkedEnvelope). Keys are compared
+// as go-sdk compares them, exactly; one written with escapes is left to
+// go-sdk, as is anything not valid JSON or not starting with its object.
+func readStatelessCall(body []byte, env *rawEnvelope) (statelessCall, bool) {
+	if len(body) == 0 || body[0] != '{' {
+		return statelessCall{}, false
 	}
-	var params []byte
-	var keys keySet
-	ok := jsonMembers(body, func(key, value []byte) bool {
-		switch string(key) {
-		case "jsonrpc":
-			return keys.once(0) && string(value) == `"2.0"`
-		case "method":
-			return keys.once(1) && string(value) == `"tools/call"`
-		case "id":
-			c.id = value
-			return keys.once(2)
-		case "params":
-			params = value
-			return keys.once(3) && objectOf(value)
-		}
-		return false
-	})
-	if !ok || keys != 0b1111 {
-		return c, false
+	env, ok := walkedEnvelope(body, env)
+	if !ok || env.decodedKeys || env.topKeys != 4 || string(env.jsonrpc) != `"2.0"` ||
+		string(env.method) != `"tools/call"` || env.id == nil || !objectOf(env.params) {
+		return statelessCall{}, false
 	}
-	keys = 0
-	ok = jsonMembers(params, func(key, value []byte) bool {
-		switch string(key) {
-		case "name":
-			c.name = value
-			return keys.once(0) && len(value) >= 2 && value[0] == '"'
-		case "arguments":
-			c.args = value
-			return keys.once(1)
-		case "_meta":
-			c.meta = value
-			return keys.once(2)
-		}
-		return false
-	})
-	return c, ok && keys&1 != 0
+	c := statelessCall{id: env.id, name: env.name, args: env.args, meta: env.meta}
+	if len(c.name) < 2 || c.name[0] != '"' || env.paramsKeys != 1+present(c.args)+present(c.meta) {
+		return statelessCall{}, false
+	}
+	return c, true
 }
 
-// keySet is the keys of an object met so far, by number.
-type keySet uint8
-
-// once notes key i and reports whether it is its first time.
-func (k *keySet) once(i uint) bool {
-	bit := keySet(1) << i
-	first := *k&bit == 0
-	*k |= bit
-	return first
+// present is 1 when a member's value is there, else 0.
+func present(value []byte) int {
+	if value == nil {
+		return 0
+	}
+	return 1
 }
 
 // named reports whether the call's name is name.
@@ -208,27 +192,50 @@ func (sr *statelessRelay) headersOK(r *http.Request) bool {
 }
 
 // rebound reports what go-sdk refuses as DNS rebinding: a request that
-// reached a loopback address naming a host that is not loopback.
+// reached a loopback address naming a host that is not loopback, both read
+// as go-sdk reads them (sdkLoopback; weft's guard takes more spellings of
+// a loopback name). A TCP address is read without printing it.
 func rebound(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {
 		return false
 	}
-	return IsLoopbackListen(local.String()) && !IsLoopbackListen(r.Host)
+	if tcp, isTCP := local.(*net.TCPAddr); isTCP {
+		if !tcp.AddrPort().Addr().IsLoopback() {
+			return false
+		}
+	} else if !sdkLoopback(local.String()) {
+		return false
+	}
+	return !sdkLoopback(r.Host)
+}
+
+// sdkLoopback is go-sdk's reading of an address as loopback (its
+// internal util.IsLoopback): "localhost" exactly, or a loopback IP, with
+// or without a port.
+func sdkLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // serve makes the call and writes the result as go-sdk's stateless
 // handler would: after its tools/call (callTool) and its handling of a
 // 2026-07-28 request (a result type and the server's info in _meta).
-func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, call relayedCall, jid jsonrpc.ID) {
+func (sr *statelessRelay) serve(w http.ResponseWriter, r *http.Request, st *statelessRequest, jid jsonrpc.ID) {
 	// The request's context ends when the client closes the POST, which
 	// ends the call, as go-sdk's PropagateRequestCancellation does.
-	ctx := context.WithValue(r.Context(), relayedKey{}, call)
-	slot := &rawSlot{}
-	res, err := sr.g.relayCall(withRawSlot(ctx, slot), "tools/call", call.req)
+	ctx := context.WithValue(r.Context(), relayedKey{}, &st.call)
+	res, err := sr.g.relayCall(withRawSlot(ctx, &st.slot), "tools/call", &st.req)
 	var result json.RawMessage
 	if err == nil {
-		result, err = sr.g.statelessAnswer(slot, res)
+		result, err = sr.g.statelessAnswer(&st.slot, res)
 	}
 	writeJSONResponse(w, jid, result, err)
 }
@@ -396,13 +403,19 @@ func sdkTakesPost(r *http.Request, localhostCheck bool, cop *http.CrossOriginPro
 	if cop != nil && cop.Check(r) != nil {
 		return false
 	}
-	return acceptsBoth(r) && r.Header.Get("Last-Event-ID") == ""
+	return acceptsBoth(r) && r.Header.Get("Last-Event-Id") == "" // canonical: Get does not build the key
 }
 
 // requestExtra is what go-sdk gives a handler of r: the verified token
 // and the HTTP header.
 func requestExtra(r *http.Request) *mcp.RequestExtra {
-	return &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
+	extra := requestExtraOf(r)
+	return &extra
+}
+
+// requestExtraOf is requestExtra as a value, for a struct that holds it.
+func requestExtraOf(r *http.Request) mcp.RequestExtra {
+	return mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
 }
 
 // acceptsBoth reports whether r accepts both response kinds, as go-sdk

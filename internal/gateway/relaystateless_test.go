@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -333,4 +334,40 @@ func postRaw(t *testing.T, url, body, tool string, header map[string]string) raw
 	}
 	a.message = mintedState.ReplaceAllString(a.message, "weft-parked:…")
 	return a
+}
+
+// depthServer has a tool that answers with the delegation depth its
+// call's _meta carries.
+func depthServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "deep", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "depth", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text := fmt.Sprintf("depth %v", req.Params.Meta[DelegationMetaKey])
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		})
+	return s
+}
+
+// TestStatelessRelayForwardsTheDelegationDepth: a relayed call reaches
+// the upstream one hop deeper than this weft, every time its client's
+// _meta is met (the relay makes the forwarded _meta once per client), and
+// is refused at the limit.
+func TestStatelessRelayForwardsTheDelegationDepth(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + rawMeta + `,"name":"deep__depth","arguments":{}}}`
+	for _, c := range []struct {
+		depth int
+		want  string
+	}{{1, `depth 2`}, {3, `already passed through 3 wefts`}} {
+		up := testutil.ServeHTTP(t, depthServer())
+		g, addr, _ := serveFaceOf(t, Options{Version: "test", Delegation: DelegationOptions{Depth: c.depth, Max: 3}}, HTTPOptions{})
+		if res := g.hub.Apply(context.Background(), map[string]*config.Server{"deep": {Name: "deep", Type: config.TransportHTTP, Target: up}}); len(res.Failed) > 0 {
+			t.Fatalf("apply: %v", res.Failed)
+		}
+		for i := range 2 {
+			got := postRaw(t, "http://"+addr+Endpoint, body, "deep__depth", nil)
+			if got.kind != "application/json" || !strings.Contains(got.message, c.want) {
+				t.Fatalf("depth %d, call %d: answered %s %s, want %q relayed", c.depth, i, got.kind, got.message, c.want)
+			}
+		}
+	}
 }

@@ -30,9 +30,13 @@ type rawShape struct {
 // with a legacy revision the result travels as the upstream sent it (see
 // rawConn), skipping go-sdk's typed decode of the result and its content;
 // a result that is not a plain one (no content list, an input-required
-// result) is decoded and handled exactly as CallTool would. Elsewhere it is
-// CallTool, its result encoded.
+// result) is decoded and handled exactly as CallTool would. On a Streamable
+// HTTP connection a plain result is taken from the response stream
+// (rawhttp.go). Elsewhere it is CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	if c.takesHTTPRaw(ctx) {
+		return c.callToolHTTPRaw(ctx, peer, name, args, meta)
+	}
 	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
 		res, err := c.CallTool(ctx, peer, name, args, meta)
 		if err != nil {

@@ -1,0 +1,159 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/config"
+)
+
+// Raw results from a Streamable HTTP upstream. go-sdk's streamable client
+// connection cannot be wrapped as rawConn wraps a stdio one (the session
+// relies on its unexported sessionUpdated), so go-sdk still sends the
+// relayed tools/call and reads its response stream. What weft owns is the
+// http.RoundTripper under it (headerTransport), which reads that stream
+// first: for a call marked by CallToolRaw, the response that carries a
+// plain result (plainResult) is kept as it came and handed to go-sdk as a
+// small stand-in error response with the same id. go-sdk ends the call with
+// that error instead of decoding the result into a CallToolResult (two of
+// its 32 KiB decoders and the content items) for weft to encode again.
+// Everything else on the stream (progress and log notifications, the
+// upstream's own requests, an error response, a result that is not plain)
+// reaches go-sdk untouched and in order, so nothing the call carries is
+// handled differently. docs/guides/performance.md ("HTTP upstreams") has
+// the measurements.
+
+// rawTakenCode and rawTakenMessage make the stand-in response; only a call
+// whose httpRaw was filled treats them as its result.
+const (
+	rawTakenCode    = -32099
+	rawTakenMessage = "weft took the result raw"
+)
+
+// httpRaw is one call's claim on its response stream.
+type httpRaw struct {
+	claimed atomic.Bool // the first stream read for the call claims it
+	taken   atomic.Bool // set once result holds the upstream's result
+	result  json.RawMessage
+	isError bool
+}
+
+type httpRawKey struct{}
+
+// takesHTTPRaw reports whether a tools/call on this connection can take its
+// result raw from the HTTP stream: a Streamable HTTP upstream on a legacy
+// revision (as for stdio, 2026-07-28 results are left to go-sdk), and not a
+// retry that carries input responses.
+func (c *Conn) takesHTTPRaw(ctx context.Context) bool {
+	in := inputsFrom(ctx)
+	return c.cfg.Type == config.TransportHTTP && !c.newProtocol() && in.responses == nil && in.state == ""
+}
+
+// callToolHTTPRaw is CallTool with the result as the upstream sent it when
+// the stream gave a plain one, and encoded from go-sdk's typed result
+// otherwise.
+func (c *Conn) callToolHTTPRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	h := &httpRaw{}
+	res, err := c.CallTool(context.WithValue(ctx, httpRawKey{}, h), peer, name, args, meta)
+	if err != nil {
+		var stand *jsonrpc.Error
+		if h.taken.Load() && errors.As(err, &stand) && stand.Code == rawTakenCode && stand.Message == rawTakenMessage {
+			return RawResult{JSON: h.result, IsError: h.isError}, nil
+		}
+		return RawResult{}, err
+	}
+	return encodeResult(res)
+}
+
+// claimHTTPRaw is the httpRaw of the call that sent req when resp is that
+// call's response stream (a 200 with a JSON or event-stream body) and no
+// earlier response of the call claimed it; nil otherwise.
+func claimHTTPRaw(req *http.Request, resp *http.Response) *httpRaw {
+	if req.Method != http.MethodPost || resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	h, _ := req.Context().Value(httpRawKey{}).(*httpRaw)
+	if h == nil {
+		return nil
+	}
+	ct := resp.Header.Get("Content-Type")
+	if !strings.HasPrefix(ct, "text/event-stream") && !strings.HasPrefix(ct, "application/json") {
+		return nil
+	}
+	if !h.claimed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return h
+}
+
+// line passes one line of the event stream on, the response with a plain
+// result replaced by the stand-in. The go-sdk server writes each message as
+// one data line; a message split over several lines is passed on as it is.
+func (h *httpRaw) line(line []byte) []byte {
+	if h == nil || h.taken.Load() {
+		return line
+	}
+	data, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok {
+		return line
+	}
+	stand, ok := h.take(bytes.TrimSpace(data))
+	if !ok {
+		return line
+	}
+	out := make([]byte, 0, len("data: ")+len(stand)+1)
+	return append(append(append(out, "data: "...), stand...), '\n')
+}
+
+// body is line for a whole JSON response body.
+func (h *httpRaw) body(msg []byte) []byte {
+	if h == nil || h.taken.Load() {
+		return msg
+	}
+	if stand, ok := h.take(bytes.TrimSpace(msg)); ok {
+		return stand
+	}
+	return msg
+}
+
+// rawEnvelope is what take reads of a message.
+type rawEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// take keeps msg's result when msg is a response with a plain result, and
+// returns the stand-in response with msg's id.
+func (h *httpRaw) take(msg []byte) ([]byte, bool) {
+	if !bytes.Contains(msg, []byte(`"result"`)) {
+		return nil, false // a notification, a request or an error: go-sdk's
+	}
+	var env rawEnvelope
+	if json.Unmarshal(msg, &env) != nil || env.Method != nil || env.Error != nil || len(env.ID) == 0 || len(env.Result) == 0 {
+		return nil, false
+	}
+	shape, ok := plainResult(env.Result)
+	if !ok {
+		return nil, false
+	}
+	h.result, h.isError = env.Result, shape.IsError // Unmarshal copied the bytes
+	h.taken.Store(true)
+	stand := make([]byte, 0, len(standInHead)+len(env.ID)+len(standInTail))
+	return append(append(append(stand, standInHead...), env.ID...), standInTail...), true
+}
+
+// The stand-in response is standInHead, the call's id, standInTail.
+var (
+	standInHead = `{"jsonrpc":"2.0","id":`
+	standInTail = `,"error":{"code":` + strconv.Itoa(rawTakenCode) + `,"message":"` + rawTakenMessage + `"}}`
+)

@@ -1,0 +1,161 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The go-sdk Streamable HTTP server answers a call on an event stream by
+// default, and with one JSON body when JSONResponse is set: the raw path
+// must hold for both.
+var httpModes = []struct {
+	name string
+	opts *mcp.StreamableHTTPOptions
+}{
+	{"sse", nil},
+	{"json", &mcp.StreamableHTTPOptions{JSONResponse: true}},
+}
+
+// rawTestServer is testServer with the result shapes the raw path reads:
+// a tool error (isError) and a result without content.
+func rawTestServer() *mcp.Server {
+	s := testServer()
+	mcp.AddTool(s, &mcp.Tool{Name: "fail"}, func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, echoOut, error) {
+		return nil, echoOut{}, errors.New("it failed")
+	})
+	s.AddTool(&mcp.Tool{Name: "empty", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	return s
+}
+
+func dialHTTPMode(t *testing.T, srv *mcp.Server, opts *mcp.StreamableHTTPOptions) *Conn {
+	t.Helper()
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts))
+	t.Cleanup(ts.Close)
+	return dial(t, ts.URL, Options{})
+}
+
+// TestHTTPStreamGivesTheResultRaw: a call marked for the raw path ends in
+// go-sdk with the stand-in error, and the result kept is what go-sdk's
+// typed result encodes to.
+func TestHTTPStreamGivesTheResultRaw(t *testing.T) {
+	for _, mode := range httpModes {
+		t.Run(mode.name, func(t *testing.T) {
+			c := dialHTTPMode(t, rawTestServer(), mode.opts)
+			args := json.RawMessage(`{"text":"raw"}`)
+			h := &httpRaw{}
+			_, err := c.CallTool(context.WithValue(context.Background(), httpRawKey{}, h), &fakePeer{}, "echo", args, nil)
+			var stand *jsonrpc.Error
+			if !errors.As(err, &stand) || stand.Code != rawTakenCode || !h.taken.Load() {
+				t.Fatalf("marked call: err %v, taken %v; want the stand-in and the result kept", err, h.taken.Load())
+			}
+			typed, err := c.CallTool(context.Background(), &fakePeer{}, "echo", args, nil)
+			if err != nil {
+				t.Fatalf("typed echo: %v", err)
+			}
+			want, _ := encodeResult(typed)
+			if string(h.result) != string(want.JSON) {
+				t.Errorf("kept %s, want %s", h.result, want.JSON)
+			}
+		})
+	}
+}
+
+// TestHTTPCallToolRawGivesWhatCallToolGives holds CallToolRaw on a
+// Streamable HTTP upstream to CallTool's answer, encoded, for each result
+// shape and for an upstream error.
+func TestHTTPCallToolRawGivesWhatCallToolGives(t *testing.T) {
+	for _, mode := range httpModes {
+		c := dialHTTPMode(t, rawTestServer(), mode.opts)
+		for _, tool := range []string{"echo", "fail", "empty", "ask", "missing"} {
+			t.Run(mode.name+"/"+tool, func(t *testing.T) {
+				ctx := context.Background()
+				args := json.RawMessage(`{"text":"raw"}`)
+				raw, rawErr := c.CallToolRaw(ctx, &fakePeer{}, tool, args, nil)
+				typed, err := c.CallTool(ctx, &fakePeer{}, tool, args, nil)
+				if (rawErr == nil) != (err == nil) || (err != nil && rawErr.Error() != err.Error()) {
+					t.Fatalf("raw error %v, typed error %v", rawErr, err)
+				}
+				if err != nil {
+					return
+				}
+				want, _ := encodeResult(typed)
+				if string(raw.JSON) != string(want.JSON) || raw.IsError != want.IsError {
+					t.Errorf("raw = %s (isError %v), want %s (%v)", raw.JSON, raw.IsError, want.JSON, want.IsError)
+				}
+			})
+		}
+	}
+}
+
+// TestHTTPCallToolRawRelaysProgressAndLogsBeforeTheResult: what the
+// upstream sends on the call's stream before the result still reaches the
+// peer, before CallToolRaw returns.
+func TestHTTPCallToolRawRelaysProgressAndLogsBeforeTheResult(t *testing.T) {
+	c := dialHTTPMode(t, rawTestServer(), nil)
+	peer := &fakePeer{}
+	raw, err := c.CallToolRaw(context.Background(), peer, "chatty", json.RawMessage(`{}`), mcp.Meta{"progressToken": "client-token"})
+	if err != nil {
+		t.Fatalf("chatty: %v", err)
+	}
+	if want := `"text":"done"`; !strings.Contains(string(raw.JSON), want) {
+		t.Fatalf("chatty = %s, want it to hold %s", raw.JSON, want)
+	}
+	checkChattyRelayed(t, peer)
+}
+
+func TestHTTPCallToolRawCutByCloseFailsWithErrClosedInFlight(t *testing.T) {
+	release := make(chan struct{})
+	url := serveHTTP(t, testServerReleasing(release), nil)
+	t.Cleanup(func() { close(release) }) // runs before the server's Close
+	c := dial(t, url, Options{})
+	err := closeDuringCall(c, func() error {
+		_, err := c.CallToolRaw(context.Background(), nil, "block", nil, nil)
+		return err
+	})
+	if !errors.Is(err, ErrClosedInFlight) {
+		t.Fatalf("raw call cut by Close: %v, want ErrClosedInFlight", err)
+	}
+}
+
+// TestHTTPRawTakesOnlyPlainResults: the stream reader leaves every message
+// but a response with a plain result to go-sdk, and takes one result only.
+func TestHTTPRawTakesOnlyPlainResults(t *testing.T) {
+	tests := []struct {
+		line string
+		take bool
+	}{
+		{`data: {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"a"}]}}`, true},
+		{`data:{"jsonrpc":"2.0","id":"x","result":{"content":[],"isError":true}}`, true},
+		{`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"\"result\""}}`, false},
+		{`data: {"jsonrpc":"2.0","id":4,"method":"roots/list","params":{"result":1}}`, false},
+		{`data: {"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"\"result\""}}`, false},
+		{`data: {"jsonrpc":"2.0","id":3,"result":{}}`, false},
+		{`data: {"jsonrpc":"2.0","id":3,"result":{"content":[],"inputRequests":{"a":{}}}}`, false},
+		{`data: {"jsonrpc":"2.0","id":3,"result":{"content":[`, false},
+		{`id: 7`, false},
+	}
+	for _, tt := range tests {
+		h := &httpRaw{}
+		got := string(h.line([]byte(tt.line + "\n")))
+		if took := got != tt.line+"\n"; took != tt.take || h.taken.Load() != tt.take {
+			t.Errorf("line(%s) = %s, want taken %v", tt.line, got, tt.take)
+		}
+		if tt.take && !strings.Contains(got, `"error":{"code":-32099`) {
+			t.Errorf("line(%s) = %s, want the stand-in", tt.line, got)
+		}
+		again := `data: {"jsonrpc":"2.0","id":9,"result":{"content":[]}}` + "\n"
+		if tt.take && string(h.line([]byte(again))) != again {
+			t.Errorf("a second result after %s was taken too", tt.line)
+		}
+	}
+}
