@@ -42,6 +42,7 @@ func TestHeapTunerSetsPercentFromLiveHeap(t *testing.T) {
 		live[i] = make([]byte, 1<<20)
 	}
 	tuner := newHeapTuner(200)
+	t.Cleanup(tuner.stop) // afterGC arms it, and the fall schedules a release
 	runtime.GC()
 	tuner.afterGC()
 	runtime.KeepAlive(live)
