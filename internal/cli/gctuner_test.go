@@ -59,7 +59,7 @@ func TestHeapTunerSetsPercentFromLiveHeap(t *testing.T) {
 // TestStoppedHeapTunerLeavesPercentAndLeaksNothing: after stop, a cycle's
 // finalizer changes nothing, and the tuner has no goroutine of its own.
 func TestStoppedHeapTunerLeavesPercentAndLeaksNothing(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // other tests of the package leave their own
 	restoreGC(t)
 	live := make([]byte, 40<<20)
 	stop := startHeapTuner(200)
@@ -79,7 +79,7 @@ func TestStoppedHeapTunerLeavesPercentAndLeaksNothing(t *testing.T) {
 // arms the release timer, stop cancels it before it fires, and nothing is
 // left running.
 func TestHeapTunerSchedulesOneReleaseWhenPercentFalls(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // other tests of the package leave their own
 	restoreGC(t)
 	live := make([]byte, 40<<20)
 	tuner := newHeapTuner(200)
