@@ -156,9 +156,13 @@ func stdioLine(raw *rawConn, order *noteOrder) func(msg []byte) bool {
 	}
 }
 
-// count counts msg when it is an ordered notification.
+// count counts msg when it is an ordered notification. It must see the
+// method go-sdk will decode: a line that spells it with escapes (PHP's
+// json_encode writes "notifications\/progress") is decoded too, or the
+// notification would be relayed uncounted and let a later result overtake
+// its own.
 func (o *noteOrder) count(msg []byte) {
-	if !bytes.Contains(msg, []byte("notifications/")) {
+	if !mayBeOrdered(msg) {
 		return
 	}
 	var m struct {
@@ -168,6 +172,14 @@ func (o *noteOrder) count(msg []byte) {
 	if json.Unmarshal(msg, &m) == nil && (m.ID == nil || string(m.ID) == "null") && ordered(m.Method) {
 		o.gotRead()
 	}
+}
+
+// mayBeOrdered reports whether msg can hold an ordered notification's
+// method: written plainly, with an escaped slash, or with \u escapes.
+func mayBeOrdered(msg []byte) bool {
+	return bytes.Contains(msg, []byte("notifications/")) ||
+		bytes.Contains(msg, []byte(`notifications\/`)) ||
+		bytes.Contains(msg, []byte(`\u`))
 }
 
 // maxCountedLine bounds the part of an event-stream line kept to find its

@@ -89,3 +89,34 @@ func TestSSECounterCountsProgressAndLogNotificationsOnly(t *testing.T) {
 		})
 	}
 }
+
+// A stdio line is counted before go-sdk decodes it, so the count must see
+// the method go-sdk will see: an encoder may escape the slash (PHP's
+// json_encode does by default) or any other character. A notification
+// relayed but never counted lets relayed run ahead of read, and a later
+// result then overtakes its own notifications.
+func TestStdioLineCountsNotificationsWrittenWithEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		line string
+		want uint64
+	}{
+		{"plain", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`, 1},
+		{"escaped slash", `{"jsonrpc":"2.0","method":"notifications\/progress","params":{"progressToken":1,"progress":1}}`, 1},
+		{"escaped slash, log", `{"jsonrpc":"2.0","method":"notifications\/message","params":{"level":"info","data":"x"}}`, 1},
+		{"unicode escapes", `{"jsonrpc":"2.0","method":"\u006eotifications\u002fprogress","params":{"progressToken":1,"progress":1}}`, 1},
+		{"escaped key", `{"jsonrpc":"2.0","\u006dethod":"notifications/progress","params":{"progressToken":1,"progress":1}}`, 1},
+		{"escaped, other notification", `{"jsonrpc":"2.0","method":"notifications\/tools\/list_changed"}`, 0},
+		{"escaped, a request", `{"jsonrpc":"2.0","id":4,"method":"notifications\/progress"}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newNoteOrder()
+			if stdioLine(newRawConn(nil), o)([]byte(tc.line)) {
+				t.Fatal("the line was taken from the session")
+			}
+			if o.read != tc.want {
+				t.Errorf("counted %d, want %d", o.read, tc.want)
+			}
+		})
+	}
+}
