@@ -44,6 +44,10 @@ type httpRaw struct {
 	taken   atomic.Bool // set once result holds the upstream's result
 	result  json.RawMessage
 	isError bool
+	// inEvent is set from an event's first data line to its end (a blank
+	// line): only a first data line can be a whole message. Read by the
+	// claimed stream's one reader only.
+	inEvent bool
 }
 
 type httpRawKey struct{}
@@ -96,15 +100,23 @@ func claimHTTPRaw(req *http.Request, resp *http.Response) *httpRaw {
 
 // line passes one line of the event stream on, the response with a plain
 // result replaced by the stand-in. The go-sdk server writes each message as
-// one data line; a message split over several lines is passed on as it is.
+// one data line; a message split over several lines is passed on as it is,
+// even when one of its later lines would read as a response by itself.
 func (h *httpRaw) line(line []byte) []byte {
 	if h == nil || h.taken.Load() {
 		return line
 	}
 	data, ok := bytes.CutPrefix(line, []byte("data:"))
 	if !ok {
+		if len(bytes.TrimSpace(line)) == 0 {
+			h.inEvent = false // a blank line ends the event
+		}
 		return line
 	}
+	if h.inEvent {
+		return line // a later data line of the event's message
+	}
+	h.inEvent = true
 	stand, ok := h.take(bytes.TrimSpace(data))
 	if !ok {
 		return line

@@ -159,3 +159,30 @@ func TestHTTPRawTakesOnlyPlainResults(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPRawTakesOnlyAnEventsFirstDataLine: an event may spread its
+// message over several data lines, which the reader joins. A later line
+// that is a whole response by itself (here an item of structuredContent)
+// is part of the message, not one: replacing it by the stand-in would
+// corrupt the result go-sdk decodes. The next event's result is taken.
+func TestHTTPRawTakesOnlyAnEventsFirstDataLine(t *testing.T) {
+	split := []string{
+		`data: {"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"items":[`,
+		`data: {"id":2,"result":{"content":[]}}`,
+		`data: ]}}}`,
+		"",
+	}
+	h := &httpRaw{}
+	for _, line := range split {
+		if got := string(h.line([]byte(line + "\n"))); got != line+"\n" {
+			t.Errorf("line(%s) = %s, want it passed as it is", line, got)
+		}
+	}
+	if h.taken.Load() {
+		t.Fatal("a line inside a split message was taken as the result")
+	}
+	next := `data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n"
+	if got := string(h.line([]byte(next))); got == next || !h.taken.Load() {
+		t.Errorf("the next event's result was not taken: %s", got)
+	}
+}
