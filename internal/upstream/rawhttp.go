@@ -136,32 +136,32 @@ func (h *httpRaw) body(msg []byte) []byte {
 	return msg
 }
 
-// rawEnvelope is what take reads of a message.
-type rawEnvelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
 // take keeps msg's result when msg is a response with a plain result, and
-// returns the stand-in response with msg's id.
+// returns the stand-in response with msg's id. msg's keys are read as
+// go-sdk reads them, exactly (a map's keys are case-sensitive; encoding/json
+// would fold "ID" or "RESULT" into a struct's fields), so the result kept
+// and the id answered are the ones go-sdk would have read; a message go-sdk
+// would refuse is left to it.
 func (h *httpRaw) take(msg []byte) ([]byte, bool) {
 	if !bytes.Contains(msg, []byte(`"result"`)) {
 		return nil, false // a notification, a request or an error: go-sdk's
 	}
-	var env rawEnvelope
-	if json.Unmarshal(msg, &env) != nil || env.Method != nil || env.Error != nil || len(env.ID) == 0 || len(env.Result) == 0 {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil || string(m["jsonrpc"]) != `"2.0"` || m["method"] != nil || m["error"] != nil {
 		return nil, false
 	}
-	shape, ok := plainResult(env.Result)
+	id, result := m["id"], m["result"]
+	if len(id) == 0 || string(id) == "null" || len(result) == 0 {
+		return nil, false
+	}
+	shape, ok := plainResult(result)
 	if !ok {
 		return nil, false
 	}
-	h.result, h.isError = env.Result, shape.IsError // Unmarshal copied the bytes
+	h.result, h.isError = result, shape.IsError // Unmarshal copied the bytes
 	h.taken.Store(true)
-	stand := make([]byte, 0, len(standInHead)+len(env.ID)+len(standInTail))
-	return append(append(append(stand, standInHead...), env.ID...), standInTail...), true
+	stand := make([]byte, 0, len(standInHead)+len(id)+len(standInTail))
+	return append(append(append(stand, standInHead...), id...), standInTail...), true
 }
 
 // The stand-in response is standInHead, the call's id, standInTail.

@@ -186,3 +186,38 @@ func TestHTTPRawTakesOnlyAnEventsFirstDataLine(t *testing.T) {
 		t.Errorf("the next event's result was not taken: %s", got)
 	}
 }
+
+// TestHTTPRawReadsKeysAsGoSDKDoes: go-sdk matches a message's keys exactly
+// (its decoder does not fold case), encoding/json's struct fields ignore
+// case. A message the raw path takes must give the result and the id
+// go-sdk would read in it, or a stand-in answers a call with another id
+// (which then fails with it) while the real one waits in vain.
+func TestHTTPRawReadsKeysAsGoSDKDoes(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]},"Id":2}`,
+		`{"jsonrpc":"2.0","ID":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]},"RESULT":{"content":[{"type":"text","text":"other"}]}}`,
+		`{"jsonrpc":"2.0","id":null,"result":{"content":[]}}`,
+		`{"id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+	} {
+		h := &httpRaw{}
+		stand := h.body([]byte(msg))
+		want, err := jsonrpc.DecodeMessage([]byte(msg))
+		resp, isResp := want.(*jsonrpc.Response)
+		if !h.taken.Load() {
+			continue
+		}
+		if err != nil || !isResp || resp.Error != nil {
+			t.Errorf("took %s, which go-sdk reads as no result (%v)", msg, err)
+			continue
+		}
+		if string(h.result) != string(resp.Result) {
+			t.Errorf("took %s as result %s, go-sdk reads %s", msg, h.result, resp.Result)
+		}
+		got, err := jsonrpc.DecodeMessage(stand)
+		if r, ok := got.(*jsonrpc.Response); err != nil || !ok || r.ID != resp.ID {
+			t.Errorf("stand-in %s for %s: id %v, go-sdk reads id %v", stand, msg, got, resp.ID)
+		}
+	}
+}
