@@ -161,15 +161,36 @@ func stdioLine(raw *rawConn, order *noteOrder) func(msg []byte) bool {
 // json_encode writes "notifications\/progress") is decoded too, or the
 // notification would be relayed uncounted and let a later result overtake
 // its own.
+// A line that is a JSON array is a batch, whose notifications go-sdk
+// relays one by one: each is counted.
 func (o *noteOrder) count(msg []byte) {
 	if !mayBeOrdered(msg) {
 		return
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+	if b := bytes.TrimLeft(msg, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		var batch []noteHead
+		if json.Unmarshal(b, &batch) == nil {
+			for _, m := range batch {
+				o.countOne(m)
+			}
+		}
+		return
 	}
-	if json.Unmarshal(msg, &m) == nil && (m.ID == nil || string(m.ID) == "null") && ordered(m.Method) {
+	var m noteHead
+	if json.Unmarshal(msg, &m) == nil {
+		o.countOne(m)
+	}
+}
+
+// noteHead is what count reads of a message.
+type noteHead struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// countOne counts m when it is an ordered notification.
+func (o *noteOrder) countOne(m noteHead) {
+	if (m.ID == nil || string(m.ID) == "null") && ordered(m.Method) {
 		o.gotRead()
 	}
 }

@@ -120,3 +120,22 @@ func TestStdioLineCountsNotificationsWrittenWithEscapes(t *testing.T) {
 		})
 	}
 }
+
+// TestStdioLineCountsTheNotificationsOfABatch: go-sdk reads a line that
+// is a JSON array as a batch and relays each of its notifications (the
+// 2025-03-26 revision allows servers to batch); the count must take each
+// too, or relayed runs ahead of read and later results overtake their
+// notifications.
+func TestStdioLineCountsTheNotificationsOfABatch(t *testing.T) {
+	const batch = `[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},` +
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}},` +
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"},` +
+		`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}]`
+	o := newNoteOrder()
+	if stdioLine(newRawConn(nil), o)([]byte(batch)) {
+		t.Fatal("the batch was taken from the session")
+	}
+	if o.read != 2 {
+		t.Errorf("counted %d of the batch's notifications, want 2", o.read)
+	}
+}
