@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -20,9 +21,9 @@ import (
 // relies on its unexported sessionUpdated), so go-sdk still sends the
 // relayed tools/call and reads its response stream. What weft owns is the
 // http.RoundTripper under it (headerTransport), which reads that stream
-// first: for a call marked by CallToolRaw, the response that carries a
-// plain result (plainResult) is kept as it came and handed to go-sdk as a
-// small stand-in error response with the same id. go-sdk ends the call with
+// first: for a call marked by CallToolRaw, its own response (by id, as its
+// request wrote it) with a plain result (plainResult) is kept as it came
+// and handed to go-sdk as a small stand-in error response with that id. go-sdk ends the call with
 // that error instead of decoding the result into a CallToolResult (two of
 // its 32 KiB decoders and the content items) for weft to encode again.
 // Everything else on the stream (progress and log notifications, the
@@ -44,6 +45,9 @@ type httpRaw struct {
 	taken   atomic.Bool // set once result holds the upstream's result
 	result  json.RawMessage
 	isError bool
+	// id is the call's JSON-RPC id as its request wrote it, set by the
+	// claim: only the response with this id is the call's.
+	id []byte
 	// inEvent is set from an event's first data line to its end (a blank
 	// line): only a first data line can be a whole message. Read by the
 	// claimed stream's one reader only.
@@ -92,10 +96,37 @@ func claimHTTPRaw(req *http.Request, resp *http.Response) *httpRaw {
 	if !strings.HasPrefix(ct, "text/event-stream") && !strings.HasPrefix(ct, "application/json") {
 		return nil
 	}
-	if !h.claimed.CompareAndSwap(false, true) {
+	id := requestID(req)
+	if id == nil || !h.claimed.CompareAndSwap(false, true) {
 		return nil
 	}
+	h.id = id // read by the stream's reader, which starts after RoundTrip returns
 	return h
+}
+
+// requestIDHead is how go-sdk's encoding of a request starts, up to its id.
+var requestIDHead = []byte(`{"jsonrpc":"2.0","id":`)
+
+// requestID is the id of the JSON-RPC request req sends, read from the
+// start of its body as go-sdk writes it, without decoding the rest; nil
+// when the body cannot be read again or does not start that way (the
+// call then takes its result through go-sdk).
+func requestID(req *http.Request) []byte {
+	if req.GetBody == nil {
+		return nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer body.Close()
+	var head [64]byte
+	n, _ := io.ReadFull(body, head[:])
+	rest, ok := bytes.CutPrefix(head[:n], requestIDHead)
+	if end := bytes.IndexByte(rest, ','); ok && end > 0 {
+		return bytes.Clone(rest[:end])
+	}
+	return nil
 }
 
 // line passes one line of the event stream on, the response with a plain
@@ -151,7 +182,7 @@ func (h *httpRaw) take(msg []byte) ([]byte, bool) {
 		return nil, false
 	}
 	id, result := m["id"], m["result"]
-	if len(id) == 0 || string(id) == "null" || len(result) == 0 {
+	if len(id) == 0 || !bytes.Equal(id, h.id) || len(result) == 0 { // another call's response, or none
 		return nil, false
 	}
 	shape, ok := plainResult(result)

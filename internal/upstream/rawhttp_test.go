@@ -145,7 +145,10 @@ func TestHTTPRawTakesOnlyPlainResults(t *testing.T) {
 		{`id: 7`, false},
 	}
 	for _, tt := range tests {
-		h := &httpRaw{}
+		h := &httpRaw{id: []byte("3")}
+		if strings.Contains(tt.line, `"id":"x"`) {
+			h.id = []byte(`"x"`)
+		}
 		got := string(h.line([]byte(tt.line + "\n")))
 		if took := got != tt.line+"\n"; took != tt.take || h.taken.Load() != tt.take {
 			t.Errorf("line(%s) = %s, want taken %v", tt.line, got, tt.take)
@@ -168,11 +171,11 @@ func TestHTTPRawTakesOnlyPlainResults(t *testing.T) {
 func TestHTTPRawTakesOnlyAnEventsFirstDataLine(t *testing.T) {
 	split := []string{
 		`data: {"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"items":[`,
-		`data: {"id":2,"result":{"content":[]}}`,
+		`data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
 		`data: ]}}}`,
 		"",
 	}
-	h := &httpRaw{}
+	h := &httpRaw{id: []byte("1")}
 	for _, line := range split {
 		if got := string(h.line([]byte(line + "\n"))); got != line+"\n" {
 			t.Errorf("line(%s) = %s, want it passed as it is", line, got)
@@ -201,7 +204,7 @@ func TestHTTPRawReadsKeysAsGoSDKDoes(t *testing.T) {
 		`{"id":1,"result":{"content":[]}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
 	} {
-		h := &httpRaw{}
+		h := &httpRaw{id: []byte("1")}
 		stand := h.body([]byte(msg))
 		want, err := jsonrpc.DecodeMessage([]byte(msg))
 		resp, isResp := want.(*jsonrpc.Response)
@@ -219,5 +222,33 @@ func TestHTTPRawReadsKeysAsGoSDKDoes(t *testing.T) {
 		if r, ok := got.(*jsonrpc.Response); err != nil || !ok || r.ID != resp.ID {
 			t.Errorf("stand-in %s for %s: id %v, go-sdk reads id %v", stand, msg, got, resp.ID)
 		}
+	}
+}
+
+// TestHTTPRawTakesOnlyItsOwnCallsResponse: a server may write another
+// call's response on this call's stream (go-sdk routes responses by id, so
+// it copes). Taking it would answer that other call with the stand-in,
+// which then fails with it, and lose its result.
+func TestHTTPRawTakesOnlyItsOwnCallsResponse(t *testing.T) {
+	h := &httpRaw{}
+	ctx := context.WithValue(context.Background(), httpRawKey{}, h)
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://upstream.test/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}}
+	claimed := claimHTTPRaw(req, resp)
+	if claimed != h {
+		t.Fatal("the call's response stream was not claimed")
+	}
+	other := `data: {"jsonrpc":"2.0","id":8,"result":{"content":[]}}` + "\n"
+	if got := string(claimed.line([]byte(other))); got != other || h.taken.Load() {
+		t.Errorf("another call's response was taken: %s", got)
+	}
+	claimed.line([]byte("\n"))
+	own := `data: {"jsonrpc":"2.0","id":7,"result":{"content":[]}}` + "\n"
+	if got := string(claimed.line([]byte(own))); got == own || !h.taken.Load() {
+		t.Errorf("the call's own response was not taken: %s", got)
 	}
 }
