@@ -196,11 +196,15 @@ func (o *noteOrder) countOne(m noteHead) {
 }
 
 // mayBeOrdered reports whether msg can hold an ordered notification's
-// method: written plainly, with an escaped slash, or with \u escapes.
+// method: written plainly, or beside a "method" key with an escaped slash
+// or \u escapes (a result, which holds no "method" key, is not decoded for
+// the escapes in its text).
 func mayBeOrdered(msg []byte) bool {
-	return bytes.Contains(msg, []byte("notifications/")) ||
-		bytes.Contains(msg, []byte(`notifications\/`)) ||
-		bytes.Contains(msg, []byte(`\u`))
+	if bytes.Contains(msg, []byte("notifications/")) {
+		return true
+	}
+	return bytes.Contains(msg, []byte(`"method"`)) &&
+		(bytes.Contains(msg, []byte(`notifications\/`)) || bytes.Contains(msg, []byte(`\u`)))
 }
 
 // maxCountedLine bounds the part of an event-stream line kept to find its
