@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 // faninRow is one fan-in measurement (scenario 2).
 type faninRow struct {
 	Label           string  `json:"label"`
+	Transport       string  `json:"transport"` // stdio or http
 	Upstreams       int     `json:"upstreams"`
 	ToolsEach       int     `json:"tools_each"`
 	ToolsListed     int     `json:"tools_listed"`
@@ -27,6 +29,11 @@ type faninRow struct {
 	PeakRSSMB       float64 `json:"peak_rss_mb"`
 	ListP50MS       float64 `json:"tools_list_p50_ms"`
 	ListMaxMS       float64 `json:"tools_list_max_ms"`
+	// ListedMS is weft's figure beside the direct path: from launching
+	// weft to a client having listed every tool through it.
+	ListedMS    float64 `json:"start_to_client_listed_ms"`
+	DirectMS    float64 `json:"direct_start_to_all_listed_ms"`
+	DirectRatio float64 `json:"direct_ratio"` // ListedMS ÷ DirectMS
 }
 
 // fanin runs scenario 2: many stdio upstreams, then many tools over HTTP.
@@ -48,7 +55,7 @@ func fanin(ctx context.Context, w *workspace, o options) ([]faninRow, error) {
 
 // faninStdio: weft with n stdio upstreams of tools tools each.
 func faninStdio(ctx context.Context, w *workspace, n, tools int, o options) (faninRow, error) {
-	row := faninRow{Label: fmt.Sprintf("%d stdio × %d tools", n, tools), Upstreams: n, ToolsEach: tools}
+	row := faninRow{Label: fmt.Sprintf("%d stdio × %d tools", n, tools), Transport: "stdio", Upstreams: n, ToolsEach: tools}
 	args := []string{"--tools", strconv.Itoa(tools)}
 	single, err := slowest(o.singles(), connectAndList(ctx, func() (*mcp.ClientSession, error) {
 		return w.connectStdio(ctx, "single-stdio", w.benchserver, args...)
@@ -57,6 +64,17 @@ func faninStdio(ctx context.Context, w *workspace, n, tools int, o options) (fan
 		return row, err
 	}
 	row.SlowestSingleMS = ms(single)
+	connects := make([]func() (*mcp.ClientSession, error), n)
+	for i := range connects {
+		connects[i] = func() (*mcp.ClientSession, error) {
+			return w.connectStdio(ctx, fmt.Sprintf("direct-s%03d", i), w.benchserver, args...)
+		}
+	}
+	direct, err := directFanin(ctx, connects)
+	if err != nil {
+		return row, err
+	}
+	row.DirectMS = ms(direct)
 	entries := make([]entry, n)
 	for i := range entries {
 		entries[i] = entry{name: fmt.Sprintf("s%03d", i), target: w.benchserver, args: args}
@@ -67,7 +85,7 @@ func faninStdio(ctx context.Context, w *workspace, n, tools int, o options) (fan
 // faninHTTP: weft with n HTTP upstreams of tools tools each; the upstreams
 // run before weft starts, so a single start is a connect and a full list.
 func faninHTTP(ctx context.Context, w *workspace, n, tools int, o options) (faninRow, error) {
-	row := faninRow{Label: fmt.Sprintf("%d http × %d tools", n, tools), Upstreams: n, ToolsEach: tools}
+	row := faninRow{Label: fmt.Sprintf("%d http × %d tools", n, tools), Transport: "http", Upstreams: n, ToolsEach: tools}
 	urls, stop, err := startHTTPUpstreams(ctx, w, n, tools)
 	defer stop()
 	if err != nil {
@@ -82,6 +100,15 @@ func faninHTTP(ctx context.Context, w *workspace, n, tools int, o options) (fani
 		worst = max(worst, d)
 	}
 	row.SlowestSingleMS = ms(worst)
+	connects := make([]func() (*mcp.ClientSession, error), n)
+	for i, u := range urls {
+		connects[i] = func() (*mcp.ClientSession, error) { return connectHTTP(ctx, u) }
+	}
+	direct, err := directFanin(ctx, connects)
+	if err != nil {
+		return row, err
+	}
+	row.DirectMS = ms(direct)
 	entries := make([]entry, n)
 	for i, u := range urls {
 		entries[i] = entry{name: fmt.Sprintf("h%02d", i), target: u}
@@ -146,6 +173,23 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 	if row.SlowestSingleMS > 0 {
 		row.ActiveRatio = row.ActiveMS / row.SlowestSingleMS
 	}
+	// The direct path ends when its client holds every tool, so weft's
+	// figure beside it ends when a client has listed them all through weft:
+	// ActiveMS plus one connect and full list. Both start when the launcher
+	// starts (weft's process here, the children or connects there).
+	cs, err := connectHTTP(ctx, url)
+	if err != nil {
+		return err
+	}
+	_, err = listTools(ctx, cs)
+	row.ListedMS = ms(time.Since(t0))
+	_ = cs.Close()
+	if err != nil {
+		return err
+	}
+	if row.DirectMS > 0 {
+		row.DirectRatio = row.ListedMS / row.DirectMS
+	}
 	if err := measureList(ctx, url, row, o.listRepeats()); err != nil {
 		return err
 	}
@@ -200,4 +244,33 @@ func connectAndList(ctx context.Context, connect func() (*mcp.ClientSession, err
 		_, err = listTools(ctx, cs)
 		return err
 	}
+}
+
+// directFanin is the direct path for scenario 2: one go-sdk client process
+// (the bench) connecting to every upstream itself, in parallel (for stdio,
+// spawning each child as weft would), and listing all their tools. It
+// returns the time from the first connect to the last tool listed; closing
+// the sessions is not timed.
+func directFanin(ctx context.Context, connects []func() (*mcp.ClientSession, error)) (time.Duration, error) {
+	sessions := make([]*mcp.ClientSession, len(connects))
+	errs := make([]error, len(connects))
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i, connect := range connects {
+		wg.Go(func() {
+			sessions[i], errs[i] = connect()
+			if errs[i] == nil {
+				_, errs[i] = listTools(ctx, sessions[i])
+			}
+		})
+	}
+	wg.Wait()
+	d := time.Since(t0)
+	for _, cs := range sessions {
+		if cs != nil {
+			wg.Go(func() { _ = cs.Close() })
+		}
+	}
+	wg.Wait()
+	return d, errors.Join(errs...)
 }

@@ -56,6 +56,9 @@ func goals(r *result) []goal {
 			out = append(out, goal{f.Label + " start → all active", "≤ 2× slowest single start", fmt.Sprintf("%.1f×", f.ActiveRatio), f.ActiveRatio <= 2})
 		}
 		out = append(out, goal{f.Label + " weft RSS", "≤ 150 MB", fmt.Sprintf("%.1f MB", f.RSSMB), f.RSSMB <= 150})
+		if limit, ok := faninDirectLimits[f.Transport]; ok {
+			out = append(out, goal{"start → all listed ÷ direct, " + f.Label, fmt.Sprintf("≤ %.1f×", limit), fmt.Sprintf("%.2f×", f.DirectRatio), f.DirectRatio > 0 && f.DirectRatio <= limit})
+		}
 		if i == 1 {
 			out = append(out, goal{fmt.Sprintf("tools/list of %d tools", f.ToolsListed), "≤ 50 ms", fmt.Sprintf("%.1f ms", f.ListP50MS), f.ListP50MS <= 50})
 		}
@@ -75,6 +78,10 @@ func goals(r *result) []goal {
 	}
 	return out
 }
+
+// faninDirectLimits are issue 18's limits on start → all listed through
+// weft ÷ the direct path, by the fan-in row's transport.
+var faninDirectLimits = map[string]float64{"stdio": 1.2, "http": 1.5}
 
 // overheadGoals judges one overhead row; a default client's goals are
 // named as such, beside the pinned client's.
@@ -121,10 +128,10 @@ func printReport(w io.Writer, r *result) {
 	}
 	printCosts(tw, r.Overhead)
 	if len(r.Fanin) > 0 {
-		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tweft CPU ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\t")
+		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tweft CPU ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\tclient listed ms\tdirect listed ms\tweft ÷ direct\t")
 		for _, f := range r.Fanin {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.1f×\t%.1f\t%.1f\t%.1f\t%.1f\t\n", f.Label, f.Upstreams, f.ToolsListed,
-				f.ActiveMS, f.StartCPUMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.1f×\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f×\t\n", f.Label, f.Upstreams, f.ToolsListed,
+				f.ActiveMS, f.StartCPUMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS, f.ListedMS, f.DirectMS, f.DirectRatio)
 		}
 	}
 	if len(r.Churn) > 0 {

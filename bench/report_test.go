@@ -17,8 +17,8 @@ func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
 			{Transport: "stdio", Client: clientDefault, Concurrency: 64, Ratio: 0.9},
 		},
 		Fanin: []faninRow{
-			{Label: "stdio", ActiveRatio: 1.5, RSSMB: 200},
-			{Label: "http", RSSMB: 40, ToolsListed: 10002, ListP50MS: 60},
+			{Label: "stdio", Transport: "stdio", ActiveRatio: 1.5, RSSMB: 200, DirectRatio: 1.3},
+			{Label: "http", Transport: "http", RSSMB: 40, ToolsListed: 10002, ListP50MS: 60, DirectRatio: 1.4},
 		},
 		Churn: []churnRow{{Label: "quiet"}, {Label: "churn", Calls: stats{Failed: 1}}},
 	}
@@ -30,6 +30,8 @@ func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
 		"stdio start → all active":              true,
 		"stdio weft RSS":                        false,
 		"http weft RSS":                         true,
+		"start → all listed ÷ direct, stdio":    false, // 1.3 > 1.2
+		"start → all listed ÷ direct, http":     true,  // 1.4 ≤ 1.5
 		"tools/list of 10002 tools":             false,
 		"churn failed calls":                    false,
 	}
@@ -59,12 +61,13 @@ func TestReportPrintsEveryScenarioAndFailedGoals(t *testing.T) {
 	r := &result{
 		Overhead: []overheadRow{{Transport: "http", Client: clientDefault, Revision: "2026-07-28", DirectRev: "2025-11-25", Concurrency: 64, Ratio: 0.5, Errors: []string{"weft: boom"}}},
 		Churn:    []churnRow{{Label: "quiet"}},
+		Fanin:    []faninRow{{Label: "10 http × 1000 tools", Transport: "http", ListedMS: 300, DirectMS: 150, DirectRatio: 2}},
 		Plans:    "see docs/guides/plans.md",
 	}
 	r.Goals = goals(r)
 	var b bytes.Buffer
 	printReport(&b, r)
-	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "calls/s c=64 ÷ direct-http, HTTP upstream, default client", "2026-07-28/2025-11-25", "NO", "1b. cost per call", "overhead error (http default c=64): weft: boom"} {
+	for _, s := range []string{"1. call overhead", "3. churn", "4. plans", "calls/s c=64 ÷ direct-http, HTTP upstream, default client", "2026-07-28/2025-11-25", "NO", "1b. cost per call", "direct listed ms", "start → all listed ÷ direct, 10 http × 1000 tools", "≤ 1.5×", "2.00×", "overhead error (http default c=64): weft: boom"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, b.String())
 		}
@@ -95,6 +98,15 @@ func TestServeGoalsAreUnmetWithoutCostFigures(t *testing.T) {
 	// On an OS without /proc the figures are zero: that must not pass as met.
 	for _, g := range serveGoals(overheadRow{Transport: "http", Concurrency: 64, Ratio: 2}) {
 		if strings.HasPrefix(g.Name, "gateway") && g.Met {
+			t.Errorf("goal %q met with no measurement", g.Name)
+		}
+	}
+}
+
+func TestFaninDirectGoalIsUnmetWithoutADirectFigure(t *testing.T) {
+	// A row whose direct path was not measured has no ratio: that must not pass as met.
+	for _, g := range goals(&result{Fanin: []faninRow{{Label: "stdio", Transport: "stdio"}, {Label: "http", Transport: "http"}}}) {
+		if strings.HasPrefix(g.Name, "start → all listed ÷ direct") && g.Met {
 			t.Errorf("goal %q met with no measurement", g.Name)
 		}
 	}
