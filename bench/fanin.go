@@ -31,8 +31,11 @@ type faninRow struct {
 	ListMaxMS       float64 `json:"tools_list_max_ms"`
 	// ListedMS is weft's figure beside the direct path: from launching
 	// weft to a client having listed every tool through it.
-	ListedMS    float64 `json:"start_to_client_listed_ms"`
-	DirectMS    float64 `json:"direct_start_to_all_listed_ms"`
+	ListedMS float64 `json:"start_to_client_listed_ms"`
+	DirectMS float64 `json:"direct_start_to_all_listed_ms"`
+	// DirectCPUMS is the direct client's CPU until all listed, beside
+	// StartCPUMS (weft's); neither counts the upstreams' own CPU.
+	DirectCPUMS float64 `json:"direct_client_cpu_ms"`
 	DirectRatio float64 `json:"direct_ratio"` // ListedMS ÷ DirectMS
 }
 
@@ -70,11 +73,9 @@ func faninStdio(ctx context.Context, w *workspace, n, tools int, o options) (fan
 			return w.connectStdio(ctx, fmt.Sprintf("direct-s%03d", i), w.benchserver, args...)
 		}
 	}
-	direct, err := directFanin(ctx, connects)
-	if err != nil {
+	if err := directFanin(ctx, connects, &row); err != nil {
 		return row, err
 	}
-	row.DirectMS = ms(direct)
 	entries := make([]entry, n)
 	for i := range entries {
 		entries[i] = entry{name: fmt.Sprintf("s%03d", i), target: w.benchserver, args: args}
@@ -104,11 +105,9 @@ func faninHTTP(ctx context.Context, w *workspace, n, tools int, o options) (fani
 	for i, u := range urls {
 		connects[i] = func() (*mcp.ClientSession, error) { return connectHTTP(ctx, u) }
 	}
-	direct, err := directFanin(ctx, connects)
-	if err != nil {
+	if err := directFanin(ctx, connects, &row); err != nil {
 		return row, err
 	}
-	row.DirectMS = ms(direct)
 	entries := make([]entry, n)
 	for i, u := range urls {
 		entries[i] = entry{name: fmt.Sprintf("h%02d", i), target: u}
@@ -249,12 +248,13 @@ func connectAndList(ctx context.Context, connect func() (*mcp.ClientSession, err
 // directFanin is the direct path for scenario 2: one go-sdk client process
 // (the bench) connecting to every upstream itself, in parallel (for stdio,
 // spawning each child as weft would), and listing all their tools. It
-// returns the time from the first connect to the last tool listed; closing
-// the sessions is not timed.
-func directFanin(ctx context.Context, connects []func() (*mcp.ClientSession, error)) (time.Duration, error) {
+// records the time from the first connect to the last tool listed and the
+// bench's own CPU meanwhile; closing the sessions is not timed.
+func directFanin(ctx context.Context, connects []func() (*mcp.ClientSession, error), row *faninRow) error {
 	sessions := make([]*mcp.ClientSession, len(connects))
 	errs := make([]error, len(connects))
 	var wg sync.WaitGroup
+	cpu0 := readCPU(roles{}).client
 	t0 := time.Now()
 	for i, connect := range connects {
 		wg.Go(func() {
@@ -265,12 +265,13 @@ func directFanin(ctx context.Context, connects []func() (*mcp.ClientSession, err
 		})
 	}
 	wg.Wait()
-	d := time.Since(t0)
+	row.DirectMS = ms(time.Since(t0))
+	row.DirectCPUMS = ms(readCPU(roles{}).client - cpu0)
 	for _, cs := range sessions {
 		if cs != nil {
 			wg.Go(func() { _ = cs.Close() })
 		}
 	}
 	wg.Wait()
-	return d, errors.Join(errs...)
+	return errors.Join(errs...)
 }
