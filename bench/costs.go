@@ -89,7 +89,8 @@ const (
 	transportServeStdio = "http-stdio"
 )
 
-// serveGoals judges one overhead row of `weft serve` against issue 18.
+// serveGoals judges one overhead row of `weft serve` against the relay's performance goals
+// (docs/guides/performance.md).
 func serveGoals(o overheadRow) []goal {
 	up, added, ratio := "HTTP upstream", goalAddedHTTPUpMS, goalRatioHTTPUp
 	if o.Transport == transportServeStdio {

@@ -36,7 +36,7 @@ func describeMachine() machine {
 	return m
 }
 
-// goal is one of issue 8's goals with what was measured.
+// goal is one of the performance goals (docs/guides/performance.md) with what was measured.
 type goal struct {
 	Name     string `json:"name"`
 	Target   string `json:"target"`
@@ -44,8 +44,9 @@ type goal struct {
 	Met      bool   `json:"met"`
 }
 
-// goals checks every measured figure against the goals: issue 18's for
-// `weft serve` against direct-http, issue 8's for the rest.
+// goals checks every measured figure against the performance goals
+// (docs/guides/performance.md): the relay's for `weft serve` against
+// direct-http, the first bench's for the rest.
 func goals(r *result) []goal {
 	var out []goal
 	for _, o := range r.Overhead {
@@ -79,7 +80,7 @@ func goals(r *result) []goal {
 	return out
 }
 
-// faninDirectLimits are issue 18's limits on start → all listed through
+// faninDirectLimits are the performance goals' limits on start → all listed through
 // weft ÷ the direct path, by the fan-in row's transport.
 var faninDirectLimits = map[string]float64{"stdio": 1.2, "http": 1.5}
 

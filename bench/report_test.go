@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestGoalsJudgeEachFigureAgainstIssue8(t *testing.T) {
+func TestGoalsJudgeEachFigureAgainstItsTarget(t *testing.T) {
 	r := &result{
 		Overhead: []overheadRow{
 			{Transport: "stdio", Client: clientPinned, Concurrency: 1, AddedP50MS: 0.2},
