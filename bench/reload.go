@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// reloadRow is scenario 5 (issue 3): how long a config change takes to
+// reloadRow is scenario 5: how long a config change takes to
 // reach a connected client, beside what the new server itself needs.
 type reloadRow struct {
 	Rounds int `json:"rounds"`
