@@ -94,23 +94,41 @@ func newRawConn(conn mcp.Connection) *rawConn {
 // differently, or one nested deeper than go-sdk reads; Read takes those
 // responses of weft's calls.
 func (c *rawConn) take(msg []byte) bool {
-	if !bytes.Contains(msg, []byte(`"`+rawIDPrefix)) || depth(msg) >= messageDepthLimit {
+	if !bytes.Contains(msg, []byte(`"`+rawIDPrefix)) {
 		return false
 	}
-	var m map[string]json.RawMessage // case-sensitive keys, as go-sdk reads them
-	if json.Unmarshal(msg, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` || m["result"] == nil {
+	rawID, result, ok := resultResponse(msg)
+	if !ok {
 		return false
 	}
 	var key string
-	if json.Unmarshal(m["id"], &key) != nil || !strings.HasPrefix(key, rawIDPrefix) {
+	if json.Unmarshal(rawID, &key) != nil || !strings.HasPrefix(key, rawIDPrefix) {
 		return false
 	}
 	id, err := jsonrpc.MakeID(key)
 	if err != nil {
 		return false
 	}
-	c.deliver(key, &jsonrpc.Response{ID: id, Result: m["result"]})
+	c.deliver(key, &jsonrpc.Response{ID: id, Result: result})
 	return true
+}
+
+// resultResponse reads msg as go-sdk would read a response with a result:
+// exactly the keys jsonrpc ("2.0"), id and result, matched case-sensitively
+// (encoding/json would fold "ID" or "RESULT" into a struct's fields), nested
+// less deeply than go-sdk reads. Anything else is left to go-sdk. Both raw
+// paths (stdio lines and HTTP streams) take their results through it, so
+// they accept the same messages.
+func resultResponse(msg []byte) (id, result json.RawMessage, ok bool) {
+	if depth(msg) >= messageDepthLimit {
+		return nil, nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` {
+		return nil, nil, false
+	}
+	id, result = m["id"], m["result"]
+	return id, result, len(id) > 0 && len(result) > 0
 }
 
 // deliver hands resp to the call waiting for key, if any.

@@ -167,22 +167,17 @@ func (h *httpRaw) body(msg []byte) []byte {
 	return msg
 }
 
-// take keeps msg's result when msg is a response with a plain result, and
-// returns the stand-in response with msg's id. msg's keys are read as
-// go-sdk reads them, exactly (a map's keys are case-sensitive; encoding/json
-// would fold "ID" or "RESULT" into a struct's fields), so the result kept
-// and the id answered are the ones go-sdk would have read; a message go-sdk
-// would refuse is left to it.
+// take keeps msg's result when msg is this call's response with a plain
+// result, and returns the stand-in response with msg's id. msg is read as
+// go-sdk reads it (resultResponse), so the result kept and the id answered
+// are the ones go-sdk would have read; a message go-sdk would refuse is left
+// to it.
 func (h *httpRaw) take(msg []byte) ([]byte, bool) {
 	if !bytes.Contains(msg, []byte(`"result"`)) {
 		return nil, false // a notification, a request or an error: go-sdk's
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil || string(m["jsonrpc"]) != `"2.0"` || m["method"] != nil || m["error"] != nil {
-		return nil, false
-	}
-	id, result := m["id"], m["result"]
-	if len(id) == 0 || !bytes.Equal(id, h.id) || len(result) == 0 { // another call's response, or none
+	id, result, ok := resultResponse(msg)
+	if !ok || !bytes.Equal(id, h.id) { // another call's response, or none
 		return nil, false
 	}
 	shape, ok := plainResult(result)
