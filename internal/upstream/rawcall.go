@@ -35,7 +35,7 @@ type rawShape struct {
 // (rawhttp.go). Elsewhere it is CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
 	if c.takesHTTPRaw(ctx) {
-		return c.callToolHTTPRaw(ctx, peer, name, args, meta)
+		return c.callToolPost(ctx, peer, name, args, meta)
 	}
 	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
 		res, err := c.CallTool(ctx, peer, name, args, meta)
