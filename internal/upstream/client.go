@@ -205,7 +205,7 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.refused.Store(int32(resp.StatusCode))
 	}
 	if err == nil && t.max > 0 {
-		shallowBody(resp, t.max, claimHTTPRaw(req, resp))
+		shallowBody(resp, t.max)
 	}
 	if err == nil && t.order != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &sseCounter{ReadCloser: resp.Body, order: t.order}

@@ -39,6 +39,15 @@ type posted struct {
 	url    string
 }
 
+// takesHTTPRaw reports whether weft POSTs a tools/call on this connection
+// itself: a Streamable HTTP upstream on a legacy revision (as for stdio,
+// 2026-07-28 results, with their input requests and per-request metadata,
+// are left to go-sdk), and not a retry that carries input responses.
+func (c *Conn) takesHTTPRaw(ctx context.Context) bool {
+	in := inputsFrom(ctx)
+	return c.poster != nil && !c.newProtocol() && in.responses == nil && in.state == ""
+}
+
 // callToolPost is CallToolRaw over weft's own POST.
 func (c *Conn) callToolPost(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
 	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}

@@ -31,8 +31,8 @@ type rawShape struct {
 // rawConn), skipping go-sdk's typed decode of the result and its content;
 // a result that is not a plain one (no content list, an input-required
 // result) is decoded and handled exactly as CallTool would. On a Streamable
-// HTTP connection a plain result is taken from the response stream
-// (rawhttp.go). Elsewhere it is CallTool, its result encoded.
+// HTTP connection weft POSTs the call itself (httppost.go). Elsewhere it is
+// CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
 	if c.takesHTTPRaw(ctx) {
 		return c.callToolPost(ctx, peer, name, args, meta)
