@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -101,6 +102,9 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 		c.postCancelled(context.WithoutCancel(ctx), id.id, ctx.Err())
 		return nil, ctx.Err()
 	}
+	if errors.As(err, new(connFailure)) {
+		c.failSession(err)
+	}
 	return nil, fmt.Errorf("calling %q: %w", method, err)
 }
 
@@ -122,6 +126,10 @@ func (c *Conn) send(ctx context.Context, data []byte, summary string) (*http.Res
 	if err := c.checkStatus(resp, summary); err != nil {
 		return nil, err
 	}
+	if got, ours := resp.Header.Get("Mcp-Session-Id"), c.session.ID(); got != "" && ours != "" && got != ours {
+		resp.Body.Close()
+		return nil, fmt.Errorf("mismatching session IDs %q and %q", ours, got)
+	}
 	return resp, nil
 }
 
@@ -134,31 +142,51 @@ func (c *Conn) sessionHeaders(h http.Header) {
 	}
 }
 
-// checkStatus is go-sdk's checkResponse: a JSON-RPC error in a refused
-// body, ErrSessionMissing for a 404 on a session, the status text
-// otherwise. The body is closed on error.
+// checkStatus is go-sdk's checkResponse: a transient status (429, 502,
+// 503, 504) or a JSON-RPC error in a refused body fails the call only,
+// a 404 on the session ends the session (sessionGone), any other status
+// fails the connection (connFailure). The body is closed on error.
 func (c *Conn) checkStatus(resp *http.Response, summary string) error {
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+	code := resp.StatusCode
+	if code >= 200 && code < 300 {
 		return nil
 	}
 	defer resp.Body.Close()
+	switch code {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return fmt.Errorf("%s: %v", summary, http.StatusText(code))
+	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, int64(c.maxMessage())))
 	if msg, _ := jsonrpc.DecodeMessage(body); msg != nil {
 		if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
-			return fmt.Errorf("%s: %w: %v", summary, r.Error, http.StatusText(resp.StatusCode))
+			return fmt.Errorf("%s: %w: %v", summary, r.Error, http.StatusText(code))
 		}
 	}
-	if id := c.session.ID(); resp.StatusCode == http.StatusNotFound && id != "" {
+	if id := c.session.ID(); code == http.StatusNotFound && id != "" {
 		c.sessionGone()
 		return fmt.Errorf("%s: failed to connect (session ID: %v): %w", summary, id, mcp.ErrSessionMissing)
 	}
-	return fmt.Errorf("%s: %v", summary, http.StatusText(resp.StatusCode))
+	return connFailure{fmt.Errorf("%s: %v", summary, http.StatusText(code))}
+}
+
+// connFailure is an error on which go-sdk's connection fails, ending the
+// session and every call in it: weft ends the session too (failSession),
+// so that the hub reconnects as it would have.
+type connFailure struct{ error }
+
+func (e connFailure) Unwrap() error { return e.error }
+
+// failSession ends the go-sdk session after a connFailure; the hub hears
+// of it from the session's end (OnClosed), as after go-sdk's own failure.
+func (c *Conn) failSession(err error) {
+	c.logger.Warn("upstream stream failed; ending the session", "err", err)
+	_ = c.session.Close()
 }
 
 // sessionGone lets go-sdk's connection find that the upstream ended the
 // session, as it would have from the call's own 404: its next request (a
-// ping) gets the same 404 and fails the connection, which ends the session
-// and has the hub reconnect.
+// ping) gets the same 404 and fails the connection with ErrSessionMissing,
+// which ends the session and has the hub reconnect.
 func (c *Conn) sessionGone() {
 	ctx, cancel := context.WithTimeout(c.life, notifyCancelTimeout)
 	defer cancel()
@@ -173,11 +201,11 @@ func (c *Conn) readResponse(ctx context.Context, resp *http.Response, id callID,
 		defer resp.Body.Close()
 		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.maxMessage())+1))
 		if err != nil {
-			return nil, fmt.Errorf("%s: failed to read body: %v", summary, err)
+			return nil, connFailure{fmt.Errorf("%s: failed to read body: %v", summary, err)}
 		}
 		a, err := c.handleMessage(ctx, body, id)
 		if err != nil {
-			return nil, fmt.Errorf("%s: failed to decode response: %v", summary, err)
+			return nil, connFailure{fmt.Errorf("%s: failed to decode response: %v", summary, err)}
 		}
 		if a == nil {
 			return nil, fmt.Errorf("%s: the JSON response was not the call's response", summary)

@@ -190,31 +190,44 @@ func TestHTTPPostedCallWithoutEventIDsEndsAsGoSDK(t *testing.T) {
 	}
 }
 
-// TestHTTPPostedCallOnAnExpiredSession: a 404 for the session fails the
-// call with go-sdk's ErrSessionMissing and ends the session, so that the
-// hub reconnects, as go-sdk's own call would.
-func TestHTTPPostedCallOnAnExpiredSession(t *testing.T) {
-	var expired atomic.Bool
-	gone := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if expired.Load() && r.Header.Get("Mcp-Session-Id") != "" && r.Method == http.MethodPost {
-				http.Error(w, "session not found", http.StatusNotFound)
-				return
+// TestHTTPPostedCallRefusedEndsTheSession: a 404 for the session fails
+// the call with go-sdk's ErrSessionMissing, another refusal with its status;
+// both end the session, so that the hub reconnects, as go-sdk's own call
+// would (its connection fails on them).
+func TestHTTPPostedCallRefusedEndsTheSession(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		want   func(error) bool
+	}{
+		{http.StatusNotFound, func(err error) bool { return errors.Is(err, mcp.ErrSessionMissing) }},
+		{http.StatusInternalServerError, func(err error) bool {
+			return err != nil && strings.Contains(err.Error(), "Internal Server Error")
+		}},
+	} {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			var refuse atomic.Bool
+			refusing := func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if refuse.Load() && r.Header.Get("Mcp-Session-Id") != "" && r.Method == http.MethodPost {
+						http.Error(w, "refused", tt.status)
+						return
+					}
+					next.ServeHTTP(w, r)
+				})
 			}
-			next.ServeHTTP(w, r)
+			closed := make(chan error, 1)
+			c := dial(t, serveHTTPOpts(t, postTestServer(), nil, refusing), Options{OnClosed: func(_ *Conn, err error) { closed <- err }})
+			refuse.Store(true)
+			_, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
+			if !tt.want(err) {
+				t.Fatalf("err = %v", err)
+			}
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the session did not end after the refusal")
+			}
 		})
-	}
-	closed := make(chan error, 1)
-	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, gone), Options{OnClosed: func(_ *Conn, err error) { closed <- err }})
-	expired.Store(true)
-	_, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
-	if !errors.Is(err, mcp.ErrSessionMissing) {
-		t.Fatalf("err = %v, want ErrSessionMissing", err)
-	}
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session did not end after the 404")
 	}
 }
 

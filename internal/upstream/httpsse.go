@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The event stream of weft's posted call, read as go-sdk v1.8.0's
@@ -62,16 +64,19 @@ func (c *Conn) readStream(ctx context.Context, resp *http.Response, want callID,
 		if last != prev {
 			prev, stalled = last, 0
 		} else if stalled++; stalled > resumeRetries {
-			return nil, fmt.Errorf("%s: exceeded %d retries without progress (session ID: %v)", summary, resumeRetries, c.session.ID())
+			return nil, connFailure{fmt.Errorf("%s: exceeded %d retries without progress (session ID: %v)", summary, resumeRetries, c.session.ID())}
 		}
 		resp, err = c.resume(ctx, last, delay)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%s: failed to reconnect (session ID: %v): %v", summary, c.session.ID(), err)
+			return nil, connFailure{fmt.Errorf("%s: failed to reconnect (session ID: %v): %v", summary, c.session.ID(), err)}
 		}
 		if err := c.checkStatus(resp, summary); err != nil {
+			if !errors.As(err, new(connFailure)) && !errors.Is(err, mcp.ErrSessionMissing) {
+				err = connFailure{err} // go-sdk fails the connection on any refused resumption
+			}
 			return nil, err
 		}
 	}
@@ -93,7 +98,7 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 				return nil, "", 0, ctx.Err()
 			}
 			if errors.Is(rerr, errEventTooLarge) {
-				return nil, "", 0, fmt.Errorf("%s: %v", summary, rerr)
+				return nil, "", 0, connFailure{fmt.Errorf("%s: %v", summary, rerr)}
 			}
 			return nil, last, delay, nil // the stream ended or broke: resume if it can be
 		}
@@ -108,7 +113,7 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 		}
 		a, err := c.handleMessage(ctx, evt.data, want)
 		if err != nil {
-			return nil, "", 0, fmt.Errorf("%s: failed to decode event: %v", summary, err)
+			return nil, "", 0, connFailure{fmt.Errorf("%s: failed to decode event: %v", summary, err)}
 		}
 		if a != nil {
 			return a, "", 0, nil
