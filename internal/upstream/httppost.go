@@ -49,30 +49,9 @@ func (c *Conn) takesHTTPRaw(ctx context.Context) bool {
 	return c.poster != nil && !c.newProtocol() && in.responses == nil && in.state == ""
 }
 
-// callToolPost is CallToolRaw over weft's own POST.
-func (c *Conn) callToolPost(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
-	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}
-	if len(args) > 0 {
-		params.Arguments = args
-	}
-	ctx, done := c.track(ctx, peer, params)
-	defer done()
-	data, err := json.Marshal(params)
-	if err != nil {
-		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
-	}
-	raw, err := c.post(ctx, "tools/call", data)
-	if err != nil {
-		return RawResult{}, closedErr(ctx, err)
-	}
-	if shape, ok := plainResult(raw); ok {
-		return RawResult{JSON: raw, IsError: shape.IsError}, nil
-	}
-	res, err := c.typedResult(ctx, peer, params, raw)
-	if err != nil {
-		return RawResult{}, closedErr(ctx, err)
-	}
-	return encodeResult(res)
+// postToolCall POSTs a tools/call (callRaw's send).
+func (c *Conn) postToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return c.post(ctx, "tools/call", params)
 }
 
 // post sends one request and returns its result. Errors match those of
