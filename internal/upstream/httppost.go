@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -197,12 +198,16 @@ func (c *Conn) readResponse(ctx context.Context, resp *http.Response, id callID,
 	return nil, fmt.Errorf("%s: unsupported content type %q", summary, ct)
 }
 
-// maxMessage bounds one message read from a stream or body.
+// maxMessage bounds one message read from a stream or body, as go-sdk's
+// MaxEventSize does (0: its default, negative: no bound).
 func (c *Conn) maxMessage() int {
-	if c.opts.MaxMessageBytes > 0 {
-		return c.opts.MaxMessageBytes
+	switch n := c.opts.MaxMessageBytes; {
+	case n > 0:
+		return n
+	case n < 0:
+		return math.MaxInt32
 	}
-	return 4 << 20
+	return mcp.DefaultMaxEventSize
 }
 
 // postCancelled tells the upstream that call id was given up, best effort
