@@ -31,29 +31,13 @@ func (c *Conn) client() *mcp.Client {
 			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 		},
-		CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-			peer, ctx, err := c.router.peerFor(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("sampling from %s: %w", c.cfg.Name, err)
-			}
-			return peer.CreateMessage(ctx, req.Params)
-		},
+		CreateMessageWithToolsHandler: c.createMessage,
 		// Never called: relayMiddleware answers elicitation/create first.
 		// Declaring it makes the SDK advertise the capability.
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return nil, errors.New("elicitation is relayed by middleware")
 		},
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			call, ok := c.router.byToken(req.Params.ProgressToken)
-			if !ok || call.progressToken == nil || call.peer == nil {
-				return
-			}
-			p := *req.Params
-			p.ProgressToken = call.progressToken
-			if err := relay(ctx, call, func(ctx context.Context) error { return call.peer.NotifyProgress(ctx, &p) }); err != nil {
-				c.logger.Debug("relay progress", "err", err)
-			}
-		},
+		ProgressNotificationHandler: c.relayProgress,
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 			c.relayLog(ctx, req.Params)
 		},
@@ -65,6 +49,30 @@ func (c *Conn) client() *mcp.Client {
 	cl.AddReceivingMiddleware(c.relayMiddleware)
 	cl.AddSendingMiddleware(parkSchemas) // see schema.go
 	return cl
+}
+
+// createMessage relays an upstream's sampling request to the peer whose
+// call is in flight.
+func (c *Conn) createMessage(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+	peer, ctx, err := c.router.peerFor(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sampling from %s: %w", c.cfg.Name, err)
+	}
+	return peer.CreateMessage(ctx, req.Params)
+}
+
+// relayProgress relays an upstream's progress to the call whose token
+// (weft's) it carries, under the peer's own token.
+func (c *Conn) relayProgress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+	call, ok := c.router.byToken(req.Params.ProgressToken)
+	if !ok || call.progressToken == nil || call.peer == nil {
+		return
+	}
+	p := *req.Params
+	p.ProgressToken = call.progressToken
+	if err := relay(ctx, call, func(ctx context.Context) error { return call.peer.NotifyProgress(ctx, &p) }); err != nil {
+		c.logger.Debug("relay progress", "err", err)
+	}
 }
 
 // relayMiddleware answers an upstream's roots/list with the roots of the
@@ -102,9 +110,13 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 			return nil, nil, err
 		}
 		if c.cfg.Type == config.TransportHTTP {
+			client := c.httpClient(order, headers)
+			// weft's own POSTs (httppost.go) share the client's connections
+			// and add OAuth as go-sdk's transport does.
+			c.poster = &posted{client: withOAuth(&http.Client{Transport: client.Transport}, c.oauthHandler()), url: c.cfg.Target}
 			return &mcp.StreamableClientTransport{
 				Endpoint:     c.cfg.Target,
-				HTTPClient:   c.httpClient(order, headers),
+				HTTPClient:   client,
 				MaxEventSize: c.opts.MaxMessageBytes,
 				OAuthHandler: c.oauthHandler(),
 			}, nil, nil
@@ -193,7 +205,7 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.refused.Store(int32(resp.StatusCode))
 	}
 	if err == nil && t.max > 0 {
-		shallowBody(resp, t.max, claimHTTPRaw(req, resp))
+		shallowBody(resp, t.max)
 	}
 	if err == nil && t.order != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &sseCounter{ReadCloser: resp.Body, order: t.order}

@@ -87,6 +87,7 @@ type Conn struct {
 	router  *router
 	order   *noteOrder // progress and logs before results; see ordering.go
 	raw     *rawConn   // weft's own calls on the connection (rawconn.go); nil unless stdio
+	poster  *posted    // weft's own POSTs (httppost.go); nil unless Streamable HTTP
 	info    Info
 
 	mu  sync.RWMutex

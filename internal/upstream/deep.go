@@ -65,9 +65,8 @@ func itoa(n int) string {
 }
 
 // shallowBody applies shallowSchemas to an HTTP upstream's response: each
-// event of a stream, or a whole JSON body (bounded by max bytes). raw, when
-// set, takes the call's result out of the same reading (rawhttp.go).
-func shallowBody(resp *http.Response, max int, raw *httpRaw) {
+// event of a stream, or a whole JSON body (bounded by max bytes).
+func shallowBody(resp *http.Response, max int) {
 	ct := resp.Header.Get("Content-Type")
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
@@ -76,12 +75,12 @@ func shallowBody(resp *http.Response, max int, raw *httpRaw) {
 		resp.Body = newLineReaderSize(resp.Body, 4<<10, max, func(line []byte) ([]byte, error) {
 			if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && len(data) >= messageDepthLimit {
 				fixed := shallowSchemas(bytes.TrimSpace(data))
-				return raw.line(append(append([]byte("data: "), fixed...), '\n')), nil
+				return append(append([]byte("data: "), fixed...), '\n'), nil
 			}
-			return raw.line(line), nil
+			return line, nil
 		})
 	case strings.HasPrefix(ct, "application/json"):
-		resp.Body = &jsonBody{rc: resp.Body, max: max, raw: raw}
+		resp.Body = &jsonBody{rc: resp.Body, max: max}
 	}
 }
 
@@ -93,14 +92,13 @@ type jsonBody struct {
 	buf  *bytes.Reader
 	err  error
 	read bool
-	raw  *httpRaw
 }
 
 func (b *jsonBody) Read(p []byte) (int, error) {
 	if !b.read {
 		b.read = true
 		data, err := io.ReadAll(io.LimitReader(b.rc, int64(b.max)+1))
-		b.buf, b.err = bytes.NewReader(b.raw.body(shallowSchemas(data))), err
+		b.buf, b.err = bytes.NewReader(shallowSchemas(data)), err
 	}
 	if b.buf.Len() == 0 && b.err != nil {
 		return 0, b.err

@@ -31,11 +31,11 @@ type rawShape struct {
 // rawConn), skipping go-sdk's typed decode of the result and its content;
 // a result that is not a plain one (no content list, an input-required
 // result) is decoded and handled exactly as CallTool would. On a Streamable
-// HTTP connection a plain result is taken from the response stream
-// (rawhttp.go). Elsewhere it is CallTool, its result encoded.
+// HTTP connection weft POSTs the call itself (httppost.go). Elsewhere it is
+// CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
 	if c.takesHTTPRaw(ctx) {
-		return c.callToolHTTPRaw(ctx, peer, name, args, meta)
+		return c.callRaw(ctx, peer, name, args, meta, c.postToolCall)
 	}
 	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
 		res, err := c.CallTool(ctx, peer, name, args, meta)
@@ -44,6 +44,12 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 		}
 		return encodeResult(res)
 	}
+	return c.callRaw(ctx, peer, name, args, meta, c.writeToolCall)
+}
+
+// callRaw sends a tools/call through send, which returns its result as
+// the upstream sent it, and finishes it as CallTool would.
+func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta, send func(context.Context, json.RawMessage) (json.RawMessage, error)) (RawResult, error) {
 	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}
 	if len(args) > 0 {
 		params.Arguments = args
@@ -54,12 +60,7 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 	if err != nil {
 		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
 	}
-	raw, err := c.raw.call(ctx, "tools/call", data)
-	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
-		// Close ended the connection: its cancel of ctx (an AfterFunc,
-		// run in a goroutine) may not have run yet.
-		return RawResult{}, ErrClosedInFlight
-	}
+	raw, err := send(ctx, data)
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
 	}
@@ -71,6 +72,17 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 		return RawResult{}, closedErr(ctx, err)
 	}
 	return encodeResult(res)
+}
+
+// writeToolCall writes a tools/call on the stdio connection (rawConn).
+func (c *Conn) writeToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	raw, err := c.raw.call(ctx, "tools/call", params)
+	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
+		// Close ended the connection: its cancel of ctx (an AfterFunc,
+		// run in a goroutine) may not have run yet.
+		return nil, ErrClosedInFlight
+	}
+	return raw, err
 }
 
 // plainResult reads what the raw path needs of a result, and reports

@@ -1,0 +1,284 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// postLog records the requests a test server got, by method and body.
+type postLog struct {
+	mu   sync.Mutex
+	reqs []seenRequest
+}
+
+type seenRequest struct {
+	method string
+	header http.Header
+	body   string
+}
+
+func (l *postLog) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		l.mu.Lock()
+		l.reqs = append(l.reqs, seenRequest{r.Method, r.Header.Clone(), string(body)})
+		l.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// find is the first request whose body holds all of parts.
+func (l *postLog) find(parts ...string) (seenRequest, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.reqs {
+		if all(r.body, parts) {
+			return r, true
+		}
+	}
+	return seenRequest{}, false
+}
+
+func all(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// postTestServer is rawTestServer with tools that send the server's own
+// requests and drop their stream during the call.
+func postTestServer() *mcp.Server {
+	s := rawTestServer()
+	mcp.AddTool(s, &mcp.Tool{Name: "sample"}, func(ctx context.Context, req *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "sampling"})
+		if err := req.Session.Ping(ctx, nil); err != nil {
+			return nil, echoOut{}, err
+		}
+		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		if err != nil {
+			return nil, echoOut{}, err
+		}
+		return nil, echoOut{Text: "model " + res.Model}, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "drop"}, func(ctx context.Context, req *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "before the drop"})
+		req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+		return nil, echoOut{Text: "after the drop"}, nil
+	})
+	return s
+}
+
+// TestHTTPCallToolRawIsPostedByWeft: the relayed call is weft's own POST
+// (its string id, which go-sdk never uses), with the session's headers,
+// in both response modes.
+func TestHTTPCallToolRawIsPostedByWeft(t *testing.T) {
+	for _, mode := range httpModes {
+		t.Run(mode.name, func(t *testing.T) {
+			var seen postLog
+			url := serveHTTPOpts(t, postTestServer(), mode.opts, seen.wrap)
+			c := dial(t, url, Options{})
+			raw, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{"text":"posted"}`), nil)
+			if err != nil || !strings.Contains(string(raw.JSON), "echo:posted") {
+				t.Fatalf("echo = %s, %v", raw.JSON, err)
+			}
+			r, ok := seen.find(`"method":"tools/call"`, `"id":"`+rawIDPrefix)
+			if !ok {
+				t.Fatalf("no tools/call with weft's id reached the server")
+			}
+			want := map[string]string{
+				"Mcp-Session-Id":       c.session.ID(),
+				"Mcp-Protocol-Version": c.info.ProtocolVersion,
+				"Accept":               "application/json, text/event-stream",
+				"Content-Type":         "application/json",
+			}
+			for k, v := range want {
+				if got := r.header.Get(k); got != v || v == "" {
+					t.Errorf("header %s = %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPPostedCallAnswersTheServersRequests: a log, a ping and a
+// sampling request sent during the call reach weft's handlers; the answers
+// go back with the session's id, and the call then ends with its result.
+func TestHTTPPostedCallAnswersTheServersRequests(t *testing.T) {
+	var seen postLog
+	url := serveHTTPOpts(t, postTestServer(), nil, seen.wrap)
+	c := dial(t, url, Options{})
+	peer := &samplingPeer{}
+	raw, err := c.CallToolRaw(context.Background(), peer, "sample", json.RawMessage(`{}`), nil)
+	if err != nil || !strings.Contains(string(raw.JSON), "model m") {
+		t.Fatalf("sample = %s, %v; want the peer's model in it", raw.JSON, err)
+	}
+	peer.mu.Lock()
+	logs := peer.logs
+	peer.mu.Unlock()
+	if len(logs) != 1 || logs[0] != "sampling" {
+		t.Errorf("logs relayed = %q, want [sampling]", logs)
+	}
+	r, ok := seen.find(`"result":{`, `"model":"m"`)
+	if !ok {
+		t.Fatal("the sampling answer was not posted back")
+	}
+	if r.header.Get("Mcp-Session-Id") != c.session.ID() {
+		t.Errorf("sampling answer posted with session %q, want %q", r.header.Get("Mcp-Session-Id"), c.session.ID())
+	}
+}
+
+// TestHTTPPostedCallResumesADroppedStream: a server that closes the call's
+// stream (with event ids) has the call resumed by a GET with Last-Event-ID,
+// as go-sdk resumes it, and the call ends with its result.
+func TestHTTPPostedCallResumesADroppedStream(t *testing.T) {
+	var seen postLog
+	opts := &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}
+	url := serveHTTPOpts(t, postTestServer(), opts, seen.wrap)
+	c := dial(t, url, Options{})
+	peer := &fakePeer{}
+	raw, err := c.CallToolRaw(context.Background(), peer, "drop", json.RawMessage(`{}`), nil)
+	if err != nil || !strings.Contains(string(raw.JSON), "after the drop") {
+		t.Fatalf("drop = %s, %v; want the result after the resumption", raw.JSON, err)
+	}
+	seen.mu.Lock()
+	resumed := false
+	for _, r := range seen.reqs {
+		resumed = resumed || (r.method == http.MethodGet && r.header.Get("Last-Event-ID") != "")
+	}
+	seen.mu.Unlock()
+	if !resumed {
+		t.Error("no GET with Last-Event-ID resumed the stream")
+	}
+}
+
+// TestHTTPPostedCallWithoutEventIDsEndsAsGoSDK: a stream that ends before
+// the response and without event ids ends the call with go-sdk's error.
+func TestHTTPPostedCallWithoutEventIDsEndsAsGoSDK(t *testing.T) {
+	cut := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if r.Method == http.MethodPost && bytes.Contains(body, []byte(`"tools/call"`)) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, ": a comment\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, cut), Options{})
+	_, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
+	if !errors.Is(err, errNoResponse) {
+		t.Fatalf("err = %v, want %v", err, errNoResponse)
+	}
+}
+
+// TestHTTPPostedCallRefusedEndsTheSession: a 404 for the session fails
+// the call with go-sdk's ErrSessionMissing, another refusal with its status;
+// both end the session, so that the hub reconnects, as go-sdk's own call
+// would (its connection fails on them).
+func TestHTTPPostedCallRefusedEndsTheSession(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		want   func(error) bool
+	}{
+		{http.StatusNotFound, func(err error) bool { return errors.Is(err, mcp.ErrSessionMissing) }},
+		{http.StatusInternalServerError, func(err error) bool {
+			return err != nil && strings.Contains(err.Error(), "Internal Server Error")
+		}},
+	} {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			var refuse atomic.Bool
+			refusing := func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if refuse.Load() && r.Header.Get("Mcp-Session-Id") != "" && r.Method == http.MethodPost {
+						http.Error(w, "refused", tt.status)
+						return
+					}
+					next.ServeHTTP(w, r)
+				})
+			}
+			closed := make(chan error, 1)
+			c := dial(t, serveHTTPOpts(t, postTestServer(), nil, refusing), Options{OnClosed: func(_ *Conn, err error) { closed <- err }})
+			refuse.Store(true)
+			_, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
+			if !tt.want(err) {
+				t.Fatalf("err = %v", err)
+			}
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the session did not end after the refusal")
+			}
+		})
+	}
+}
+
+// TestHTTPPostedCallCancelledTellsTheServer: a call whose ctx ends returns
+// ctx's error and sends notifications/cancelled for its id, as go-sdk does.
+func TestHTTPPostedCallCancelledTellsTheServer(t *testing.T) {
+	release := make(chan struct{})
+	var seen postLog
+	url := serveHTTPOpts(t, testServerReleasing(release), nil, seen.wrap)
+	t.Cleanup(func() { close(release) })
+	c := dial(t, url, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := c.CallToolRaw(ctx, &fakePeer{}, "block", json.RawMessage(`{}`), nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the deadline", err)
+	}
+	if _, ok := seen.find(`"notifications/cancelled"`, `"requestId":"`+rawIDPrefix); !ok {
+		t.Error("no notifications/cancelled for weft's id reached the server")
+	}
+}
+
+// TestSSEEvents reads events as go-sdk does: comments skipped, data lines
+// joined, id and retry kept, an unfinished event dropped.
+func TestSSEEvents(t *testing.T) {
+	c := &Conn{}
+	stream := ": hello\n\nid: 7\nretry: 10\n\nevent: other\ndata: x\n\ndata: {\"a\":\ndata: 1}\r\n\r\ndata: cut"
+	r := bufio.NewReader(strings.NewReader(stream))
+	want := []sseEvent{{id: "7", retry: "10"}, {name: "other", data: []byte("x")}, {data: []byte("{\"a\":\n1}")}}
+	for i, w := range want {
+		got, err := c.nextEvent(r)
+		if err != nil || got.id != w.id || got.retry != w.retry || got.name != w.name || string(got.data) != string(w.data) {
+			t.Fatalf("event %d = %+v, %v; want %+v", i, got, err, w)
+		}
+	}
+	if _, err := c.nextEvent(r); !errors.Is(err, io.EOF) {
+		t.Errorf("after the last event: %v, want EOF (the unfinished event dropped)", err)
+	}
+}
+
+// samplingPeer answers sampling with content, as a server requires.
+type samplingPeer struct{ fakePeer }
+
+func (p *samplingPeer) CreateMessage(context.Context, *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	return &mcp.CreateMessageWithToolsResult{Model: "m", Role: "assistant", Content: []mcp.Content{&mcp.TextContent{Text: "hello"}}}, nil
+}
+
+// serveHTTPOpts is serveHTTP with handler options.
+func serveHTTPOpts(t *testing.T, srv *mcp.Server, opts *mcp.StreamableHTTPOptions, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	ts := httptest.NewServer(wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}

@@ -1,0 +1,173 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The messages on a posted call's stream besides its response. go-sdk's
+// session would hand the notifications to the client's handlers and answer
+// the server's requests through its receiving middleware; weft's POST calls
+// the same handlers (client.go) and middleware (relayMiddleware), in the
+// order the messages came, before the call returns, and POSTs each answer
+// back with the session's headers. Handlers get the connection's context,
+// not the call's, as go-sdk's session gives them its own.
+
+// callID is a posted call's id, and its JSON encoding to match responses
+// without decoding them.
+type callID struct {
+	id      jsonrpc.ID
+	encoded []byte
+}
+
+func newCallID(key string) (callID, error) {
+	id, err := jsonrpc.MakeID(key)
+	if err != nil {
+		return callID{}, err
+	}
+	enc, err := json.Marshal(key)
+	return callID{id: id, encoded: enc}, err
+}
+
+// answer is the call's response: its result or its error.
+type answer struct {
+	result json.RawMessage
+	err    error
+}
+
+// handleMessage handles one message of the call's response stream: the
+// call's response is returned; anything else is handled and nil returned.
+// A response with a plain result is read without go-sdk's decode (the
+// same strict reading as the stdio raw path); every other message is
+// decoded by go-sdk's jsonrpc.
+func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*answer, error) {
+	if id, result, ok := resultResponse(data); ok && bytes.Equal(id, want.encoded) {
+		return &answer{result: result}, nil
+	}
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return nil, err
+	}
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		if m.ID != want.id {
+			// Not this call's: go-sdk would hand it to a call of its own,
+			// and none of its calls is sent on this stream.
+			c.logger.Debug("upstream sent another call's response on a posted call's stream", "id", m.ID.Raw())
+			return nil, nil
+		}
+		if m.Error != nil {
+			return &answer{err: m.Error}, nil
+		}
+		return &answer{result: m.Result}, nil
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			c.answerRequest(m)
+		} else {
+			c.handleNote(m)
+		}
+	}
+	return nil, nil
+}
+
+// handleNote passes a notification to the handler go-sdk's session would
+// call for it. An ordered one is counted as relayed (ordering.go), as the
+// session's middleware counts it.
+func (c *Conn) handleNote(m *jsonrpc.Request) {
+	ctx := c.life
+	defer func() {
+		if ordered(m.Method) {
+			c.order.gotRelayed()
+		}
+	}()
+	switch m.Method {
+	case "notifications/message":
+		var p mcp.LoggingMessageParams
+		if c.decodeParams(m, &p) {
+			c.relayLog(ctx, &p)
+		}
+	case "notifications/progress":
+		var p mcp.ProgressNotificationParams
+		if c.decodeParams(m, &p) {
+			c.relayProgress(ctx, &mcp.ProgressNotificationClientRequest{Session: c.session, Params: &p})
+		}
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		c.markDirty()
+	case "notifications/resources/updated":
+		var p mcp.ResourceUpdatedNotificationParams
+		if c.decodeParams(m, &p) {
+			c.resourceUpdated(ctx, &mcp.ResourceUpdatedNotificationRequest{Session: c.session, Params: &p})
+		}
+	}
+}
+
+// decodeParams decodes a message's params; a notification that does not
+// decode is dropped, as go-sdk drops it.
+func (c *Conn) decodeParams(m *jsonrpc.Request, p any) bool {
+	if len(m.Params) == 0 {
+		return true
+	}
+	if err := json.Unmarshal(m.Params, p); err != nil {
+		c.logger.Debug("upstream message with params that do not decode", "method", m.Method, "err", err)
+		return false
+	}
+	return true
+}
+
+// answerRequest answers a server-to-client request through the handlers
+// go-sdk's session would use, and POSTs the answer back.
+func (c *Conn) answerRequest(m *jsonrpc.Request) {
+	res, err := c.serverRequest(m)
+	resp := &jsonrpc.Response{ID: m.ID, Error: err}
+	if err == nil {
+		data, merr := json.Marshal(res)
+		if merr != nil {
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: merr.Error()}
+		} else {
+			resp.Result = data
+		}
+	}
+	c.postMessage(c.life, resp)
+}
+
+// serverRequest is the answer to one server-to-client request: roots and
+// elicitation through relayMiddleware, sampling through the sampling
+// handler, ping as go-sdk answers it.
+func (c *Conn) serverRequest(m *jsonrpc.Request) (any, error) {
+	ctx := c.life
+	notFound := func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method %q not found", m.Method)}
+	}
+	switch m.Method {
+	case "ping":
+		return struct{}{}, nil
+	case "roots/list":
+		var p mcp.ListRootsParams
+		if !c.decodeParams(m, &p) {
+			return nil, invalidParams(m)
+		}
+		return c.relayMiddleware(notFound)(ctx, m.Method, &mcp.ListRootsRequest{Session: c.session, Params: &p})
+	case "elicitation/create":
+		var p mcp.ElicitParams
+		if !c.decodeParams(m, &p) {
+			return nil, invalidParams(m)
+		}
+		return c.relayMiddleware(notFound)(ctx, m.Method, &mcp.ElicitRequest{Session: c.session, Params: &p})
+	case "sampling/createMessage":
+		var p mcp.CreateMessageWithToolsParams
+		if !c.decodeParams(m, &p) {
+			return nil, invalidParams(m)
+		}
+		return c.createMessage(ctx, &mcp.CreateMessageWithToolsRequest{Session: c.session, Params: &p})
+	}
+	return notFound(ctx, m.Method, nil)
+}
+
+func invalidParams(m *jsonrpc.Request) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params for %q", m.Method)}
+}
