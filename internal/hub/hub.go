@@ -98,6 +98,7 @@ type Hub struct {
 	rebuildWant atomic.Uint64
 	rebuiltUpTo uint64
 	owners      owners // who first exposed each tool name; under rebuildMu
+	arrivals    arrivals
 	// notifyMu orders listener calls, which run outside rebuildMu so that a
 	// slow listener never holds up a rebuild; notified (under notifyMu) is
 	// the last catalog listeners were given.
