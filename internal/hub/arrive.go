@@ -42,9 +42,9 @@ func (a *arrivals) starts(n int) {
 // arrive ends the first connection attempt of s (registered by Start): its
 // tools join the catalog and it is settled. While other servers are still
 // on their first attempt, the first to arrive leads a batch: it waits up to
-// the arrival window (less if the last of them arrives), then for the previous
-// batch's build and sync to end, and builds once for every server that
-// arrived meanwhile; those return at once. A server arriving alone, with no
+// the arrival window (less if the last of them arrives), then for the
+// previous batch's build and sync to end, and builds once for every server
+// that arrived meanwhile; those return at once. A server arriving alone, with no
 // build running, builds at once. The servers stay unsettled until their
 // build, so a call waiting for one (AwaitTool, Settle) finds its tools in
 // the catalog when it wakes.
@@ -105,6 +105,6 @@ func (h *Hub) awaitArrivals(wake chan struct{}) {
 	select {
 	case <-wake:
 	case <-timer.C:
-	case <-h.stopLogins:
+	case <-h.stopLogins: // closed by Close
 	}
 }
