@@ -17,13 +17,7 @@ import (
 func TestServersArrivingTogetherCostOneCatalog(t *testing.T) {
 	// A window longer than any test: the batch ends when the last arrives.
 	h := newHub(t, hub.Options{ArrivalWindow: time.Hour})
-	var mu sync.Mutex
-	var seen []*hub.Catalog
-	h.OnChange(func(c *hub.Catalog) {
-		mu.Lock()
-		seen = append(seen, c)
-		mu.Unlock()
-	})
+	heard := recordCatalogs(h)
 	gate := make(chan struct{})
 	servers := map[string]*config.Server{}
 	for i := range 5 {
@@ -36,8 +30,7 @@ func TestServersArrivingTogetherCostOneCatalog(t *testing.T) {
 	if failed := h.Settle(context.Background()); len(failed) > 0 {
 		t.Fatalf("Settle = %v", failed)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	seen := heard()
 	if len(seen) != 1 {
 		t.Fatalf("listeners got %d catalogs, want 1", len(seen))
 	}
@@ -45,6 +38,23 @@ func TestServersArrivingTogetherCostOneCatalog(t *testing.T) {
 		if _, ok := seen[0].Tool(name + "__hold"); !ok {
 			t.Fatalf("the one catalog lacks %s__hold", name)
 		}
+	}
+}
+
+// recordCatalogs keeps every catalog h's listeners are given; the returned
+// func reads them so far.
+func recordCatalogs(h *hub.Hub) func() []*hub.Catalog {
+	var mu sync.Mutex
+	var heard []*hub.Catalog
+	h.OnChange(func(c *hub.Catalog) {
+		mu.Lock()
+		heard = append(heard, c)
+		mu.Unlock()
+	})
+	return func() []*hub.Catalog {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]*hub.Catalog(nil), heard...)
 	}
 }
 
