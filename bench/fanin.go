@@ -160,12 +160,20 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 		return err
 	}
 	defer p.stop()
+	// The client that lists through weft connects as soon as weft listens,
+	// as a client launched with weft would, while the upstreams connect.
+	connected := connectInBackground(ctx, url)
 	// Upstreams connect after weft listens: the start ends when every tool
 	// is listed, not merely when every server is active.
-	if err := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach); err != nil {
+	waitErr := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach)
+	row.ActiveMS = ms(time.Since(t0))
+	cs, err := connected()
+	if cs != nil {
+		defer cs.Close()
+	}
+	if err = errors.Join(waitErr, err); err != nil {
 		return err
 	}
-	row.ActiveMS = ms(time.Since(t0))
 	if row.StartCPUMS, err = cpuMS(p.pid()); err != nil {
 		return err
 	}
@@ -173,19 +181,13 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 		row.ActiveRatio = row.ActiveMS / row.SlowestSingleMS
 	}
 	// The direct path ends when its client holds every tool, so weft's
-	// figure beside it ends when a client has listed them all through weft:
-	// ActiveMS plus one connect and full list. Both start when the launcher
-	// starts (weft's process here, the children or connects there).
-	cs, err := connectHTTP(ctx, url)
-	if err != nil {
+	// figure beside it ends when that client has listed them all through
+	// weft. Both start when the launcher starts (weft's process here, the
+	// children or connects there).
+	if _, err := listTools(ctx, cs); err != nil {
 		return err
 	}
-	_, err = listTools(ctx, cs)
 	row.ListedMS = ms(time.Since(t0))
-	_ = cs.Close()
-	if err != nil {
-		return err
-	}
 	if row.DirectMS > 0 {
 		row.DirectRatio = row.ListedMS / row.DirectMS
 	}
@@ -194,6 +196,24 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 	}
 	row.RSSMB, row.PeakRSSMB, err = rss(p.pid())
 	return err
+}
+
+// connectInBackground connects a client to url at once and returns the
+// wait for it.
+func connectInBackground(ctx context.Context, url string) func() (*mcp.ClientSession, error) {
+	type session struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	done := make(chan session, 1)
+	go func() {
+		cs, err := connectHTTP(ctx, url)
+		done <- session{cs, err}
+	}()
+	return func() (*mcp.ClientSession, error) {
+		s := <-done
+		return s.cs, s.err
+	}
 }
 
 // measureList lists weft's whole catalog k times over HTTP.

@@ -40,14 +40,16 @@ func BenchmarkFaninStdio100(b *testing.B) {
 }
 
 // benchFanin starts a hub and face with servers until at least tools are
-// listed, once per iteration.
+// listed, once per iteration, the way `weft serve` starts (Hub.Start, every
+// server connecting in the background).
 func benchFanin(b *testing.B, servers map[string]*config.Server, tools int) {
 	logger := slog.New(slog.DiscardHandler)
 	for b.Loop() {
 		h := hub.New(hub.Options{Logger: logger, Reserved: gateway.BuiltinNames, MaxTools: 1 << 20})
 		gateway.New(h, gateway.Options{Logger: logger, Version: "bench"})
-		if res := h.Apply(context.Background(), servers); len(res.Failed) > 0 {
-			b.Fatalf("upstreams failed: %v", res.Failed)
+		h.Start(servers)
+		if failed := h.Settle(context.Background()); len(failed) > 0 {
+			b.Fatalf("upstreams failed: %v", failed)
 		}
 		if n := len(h.Catalog().Tools); n < tools {
 			b.Fatalf("listed %d tools", n)

@@ -362,9 +362,16 @@ func (g *Gateway) callerOfCall(req *mcp.CallToolRequest) hub.Caller {
 
 // noteHeaders records whether a tool's input schema binds an argument to
 // an Mcp-Param header, which go-sdk checks against the request's headers;
-// sync calls it under g.mu for each tool it (re)registers.
+// sync calls it under g.mu for each tool it (re)registers. An upstream
+// tool's schema is the raw JSON weft keeps (upstream/schema.go), read as it
+// is: encoding it only to search it cost a compaction of every schema per
+// start.
 func (g *Gateway) noteHeaders(name string, def *mcp.Tool) {
-	schema, err := json.Marshal(def.InputSchema)
+	schema, ok := def.InputSchema.(json.RawMessage)
+	var err error
+	if !ok {
+		schema, err = json.Marshal(def.InputSchema)
+	}
 	if err != nil || bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
 		g.headerTools[name] = true
 		return

@@ -1,7 +1,6 @@
 package hub_test
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/weft-dev/weft/internal/hub"
@@ -12,14 +11,8 @@ import (
 // release delivers one catalog with both servers' tools.
 func TestHoldDeliversOneCatalogChange(t *testing.T) {
 	h := newHub(t, hub.Options{})
-	var mu sync.Mutex
-	var heard []*hub.Catalog
-	h.OnChange(func(c *hub.Catalog) {
-		mu.Lock()
-		heard = append(heard, c)
-		mu.Unlock()
-	})
-	count := func() int { mu.Lock(); defer mu.Unlock(); return len(heard) }
+	heard := recordCatalogs(h)
+	count := func() int { return len(heard()) }
 	before := count()
 
 	release := h.Hold()
@@ -38,9 +31,7 @@ func TestHoldDeliversOneCatalogChange(t *testing.T) {
 	if n := count(); n == before {
 		t.Fatal("the release delivered no catalog")
 	}
-	mu.Lock()
-	first := heard[before] // later ones may follow (status changes); none came in between
-	mu.Unlock()
+	first := heard()[before] // later ones may follow (status changes); none came in between
 	if !has(first, "alpha__echo") || !has(first, "beta__echo") {
 		t.Fatal("the first catalog delivered after the hold lacks a server's tools")
 	}

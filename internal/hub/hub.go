@@ -43,6 +43,10 @@ type Options struct {
 	BackoffMin, BackoffMax time.Duration
 	// Now is the clock of the breakers (default time.Now); tests inject one.
 	Now func() time.Time
+	// ArrivalWindow bounds how long the first of several servers ending
+	// their first connection together (Start) waits for the others, so that
+	// they cost one catalog build (default 20 ms; see arrive).
+	ArrivalWindow time.Duration
 	// Reserved names are weft's built-in tools: never shadowed by upstreams.
 	Reserved []string
 	// ToolFilter, when set, returns the tools of a server (under their own
@@ -98,6 +102,7 @@ type Hub struct {
 	rebuildWant atomic.Uint64
 	rebuiltUpTo uint64
 	owners      owners // who first exposed each tool name; under rebuildMu
+	arrivals    arrivals
 	// notifyMu orders listener calls, which run outside rebuildMu so that a
 	// slow listener never holds up a rebuild; notified (under notifyMu) is
 	// the last catalog listeners were given.
@@ -131,6 +136,9 @@ func New(opts Options) *Hub {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ArrivalWindow <= 0 {
+		opts.ArrivalWindow = arrivalWindow
 	}
 	h := &Hub{opts: opts, logger: opts.Logger, reserved: map[string]bool{}, servers: map[string]*server{}, draining: map[*server]bool{}}
 	if opts.MaxConcurrentCalls > 0 {

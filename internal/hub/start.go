@@ -37,6 +37,7 @@ func (h *Hub) Start(servers map[string]*config.Server) {
 		}
 		s := newServer(servers[name].Clone(), h.opts.Breaker, h.opts.Now)
 		h.servers[name] = s
+		h.arrivals.starts(1)
 		h.bg.Add(1)
 		go func() {
 			defer h.bg.Done()
@@ -60,23 +61,25 @@ func (h *Hub) slowStart(s *server, slots chan struct{}) {
 	case slots <- struct{}{}:
 	case <-s.life.Done():
 		s.markSettled()
+		h.abandonStart()
 		return
 	}
 	var once sync.Once
 	release := func() { once.Do(func() { <-slots }) }
 	hold := time.AfterFunc(slotHold, release)
-	defer func() { hold.Stop(); release() }()
 	h.firstConnect(s)
+	hold.Stop()
+	release()
+	h.arrive(s)
 }
 
 // firstConnect makes the first connection attempt of a server registered by
-// Start; it ends early when the server is removed or the hub closes.
+// Start; it ends early when the server is removed or the hub closes. The
+// caller then hands s to arrive, which builds the catalog and settles s.
 func (h *Hub) firstConnect(s *server) {
-	defer s.markSettled()
 	if err := h.connect(s.life, s, s.config()); err != nil {
 		h.startReconnect(s)
 	}
-	h.rebuild()
 }
 
 // Settle waits until no server is on its first connection attempt (or ctx
