@@ -90,7 +90,8 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 		_, _ = io.Copy(io.Discard, resp.Body) // lets the connection be reused
 		resp.Body.Close()
 	}()
-	r := bufio.NewReaderSize(resp.Body, 4096)
+	r := takeStreamReader(resp.Body) // pooled (httpbuf.go): nextEvent copies what it keeps
+	defer returnStreamReader(r)
 	for {
 		evt, rerr := c.nextEvent(r)
 		if rerr != nil {
