@@ -106,8 +106,10 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 		if evt.id != "" {
 			last = evt.id
 		}
-		if n, err := strconv.ParseInt(evt.retry, 10, 64); err == nil {
-			delay = time.Duration(n) * time.Millisecond
+		if evt.retry != "" { // ParseInt("") would allocate its error on every event
+			if n, err := strconv.ParseInt(evt.retry, 10, 64); err == nil {
+				delay = time.Duration(n) * time.Millisecond
+			}
 		}
 		if len(evt.data) == 0 || (evt.name != "" && evt.name != "message") {
 			continue
