@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/weft-dev/weft/internal/config"
 )
 
@@ -21,11 +22,17 @@ import (
 //
 //	go test -run '^$' -bench HTTPPostedCall -benchmem -cpuprofile cpu.out ./internal/upstream
 func BenchmarkHTTPPostedCall(b *testing.B) {
-	for _, mode := range []struct{ name, ct string }{{"sse", "text/event-stream"}, {"json", "application/json"}} {
+	// "sse-oauth": with an OAuth handler that has no token yet, as `weft
+	// serve` gives every remote upstream without an Authorization header.
+	noLogin := func(*config.Server) auth.OAuthHandler { return &grantingHandler{} }
+	for _, mode := range []struct {
+		name, ct string
+		oauth    func(*config.Server) auth.OAuthHandler
+	}{{"sse", "text/event-stream", nil}, {"sse-oauth", "text/event-stream", noLogin}, {"json", "application/json", nil}} {
 		b.Run(mode.name, func(b *testing.B) {
 			srv := httptest.NewServer(cannedUpstream(mode.ct))
 			b.Cleanup(srv.Close)
-			c, err := Dial(context.Background(), &config.Server{Name: "s", Type: config.TransportHTTP, Target: srv.URL, TimeoutMS: 5000}, Options{Logger: quiet()})
+			c, err := Dial(context.Background(), &config.Server{Name: "s", Type: config.TransportHTTP, Target: srv.URL, TimeoutMS: 5000}, Options{Logger: quiet(), OAuth: mode.oauth})
 			if err != nil {
 				b.Fatalf("dial: %v", err)
 			}
