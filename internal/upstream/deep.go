@@ -70,9 +70,10 @@ func shallowBody(resp *http.Response, max int) {
 	ct := resp.Header.Get("Content-Type")
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
-		// One reader per response (per call): a small buffer, since a
-		// 64 KiB one was most of what a call allocated in weft's own code.
-		resp.Body = newLineReaderSize(resp.Body, 4<<10, max, func(line []byte) ([]byte, error) {
+		// One reader per response (per call), with a small pooled buffer
+		// (httpbuf.go): a 64 KiB one was most of what a call allocated in
+		// weft's own code.
+		resp.Body = newStreamLines(resp.Body, max, func(line []byte) ([]byte, error) {
 			if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && len(data) >= messageDepthLimit {
 				fixed := shallowSchemas(bytes.TrimSpace(data))
 				return append(append([]byte("data: "), fixed...), '\n'), nil

@@ -90,7 +90,8 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 		_, _ = io.Copy(io.Discard, resp.Body) // lets the connection be reused
 		resp.Body.Close()
 	}()
-	r := bufio.NewReaderSize(resp.Body, 4096)
+	r := takeStreamReader(resp.Body) // pooled (httpbuf.go): nextEvent copies what it keeps
+	defer returnStreamReader(r)
 	for {
 		evt, rerr := c.nextEvent(r)
 		if rerr != nil {
@@ -105,8 +106,10 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 		if evt.id != "" {
 			last = evt.id
 		}
-		if n, err := strconv.ParseInt(evt.retry, 10, 64); err == nil {
-			delay = time.Duration(n) * time.Millisecond
+		if evt.retry != "" { // ParseInt("") would allocate its error on every event
+			if n, err := strconv.ParseInt(evt.retry, 10, 64); err == nil {
+				delay = time.Duration(n) * time.Millisecond
+			}
 		}
 		if len(evt.data) == 0 || (evt.name != "" && evt.name != "message") {
 			continue

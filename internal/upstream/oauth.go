@@ -26,22 +26,32 @@ type oauthTransport struct {
 }
 
 func (t oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	send := func() (*http.Request, *http.Response, error) {
-		r := req.Clone(req.Context())
-		if req.GetBody != nil {
-			body, err := req.GetBody()
-			if err != nil {
-				return nil, nil, err
-			}
-			r.Body = body
-		}
-		if err := t.authorize(r); err != nil {
+	send := func(first bool) (*http.Request, *http.Response, error) {
+		token, err := t.token(req)
+		if err != nil {
 			return nil, nil, err
+		}
+		r := req
+		if token != "" || !first {
+			// A copy to set the token on (a RoundTripper leaves its request
+			// as it is); without one, the first try sends req itself, and
+			// a retry has its body from GetBody.
+			r = req.Clone(req.Context())
+			if req.GetBody != nil {
+				body, err := req.GetBody()
+				if err != nil {
+					return nil, nil, err
+				}
+				r.Body = body
+			}
+			if token != "" {
+				r.Header.Set("Authorization", "Bearer "+token)
+			}
 		}
 		resp, err := t.base.RoundTrip(r)
 		return r, resp, err
 	}
-	r, resp, err := send()
+	r, resp, err := send(true)
 	if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
 		return resp, err
 	}
@@ -51,28 +61,27 @@ func (t oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := t.handler.Authorize(req.Context(), r, resp); err != nil {
 		return nil, err
 	}
-	_, resp, err = send()
+	_, resp, err = send(false)
 	return resp, err
 }
 
-// authorize sets the Authorization header from the handler's token; a
-// refused refresh sends no token, so that the server's 401 leads to
-// Authorize, as go-sdk does.
-func (t oauthTransport) authorize(r *http.Request) error {
+// token is the access token to send with r, from the handler; a refused
+// refresh sends no token, so that the server's 401 leads to Authorize, as
+// go-sdk does.
+func (t oauthTransport) token(r *http.Request) (string, error) {
 	ts, err := t.handler.TokenSource(r.Context())
 	if err != nil || ts == nil {
-		return err
+		return "", err
 	}
 	tok, err := ts.Token()
 	var re *oauth2.RetrieveError
 	switch {
 	case errors.As(err, &re) && re.ErrorCode == "invalid_grant":
-		return nil
+		return "", nil
 	case err != nil:
-		return err
+		return "", err
 	}
-	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-	return nil
+	return tok.AccessToken, nil
 }
 
 // withOAuth wraps an HTTP client's transport with h, when there is one.
