@@ -5,7 +5,11 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // BenchmarkCallExternal drives echo calls at 64 in flight against a weft
@@ -17,6 +21,34 @@ import (
 // example 2025-11-25, a stateful session; by default the client asks for
 // the newest revision, which weft serves statelessly).
 func BenchmarkCallExternal(b *testing.B) {
+	cs, tool := externalSession(b)
+	benchCalls(b, echoCaller(cs, tool))
+}
+
+// BenchmarkCallExternalSerial is BenchmarkCallExternal at one call in
+// flight, the overhead scenario's latency row: it reports the calls' p50
+// and p90 (p50-µs, p90-µs) beside the mean, for A/Bs of weft's latency at
+// concurrency 1 ("Latency at concurrency 1" in docs/guides/performance.md).
+func BenchmarkCallExternalSerial(b *testing.B) {
+	cs, tool := externalSession(b)
+	call := echoCaller(cs, tool)
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		if err := call(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(percentile(lat, 50).Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(percentile(lat, 90).Nanoseconds())/1e3, "p90-µs")
+}
+
+// externalSession connects to the weft named by WEFT_BENCH_URL and returns
+// the session and the echo tool's name there.
+func externalSession(b *testing.B) (*mcp.ClientSession, string) {
+	b.Helper()
 	url := os.Getenv("WEFT_BENCH_URL")
 	if url == "" {
 		b.Skip("set WEFT_BENCH_URL to a running weft's MCP endpoint")
@@ -30,5 +62,5 @@ func BenchmarkCallExternal(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = cs.Close() })
-	benchCalls(b, echoCaller(cs, tool))
+	return cs, tool
 }

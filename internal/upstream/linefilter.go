@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 )
 
 // ErrMessageTooLarge reports a message over the configured size limit.
@@ -22,6 +23,9 @@ type LineReader struct {
 	max     int
 	check   func(line []byte) ([]byte, error)
 	pending []byte
+	// handedOff is set by the check when it handed a line to a waiting
+	// goroutine (a raw call's result); see yieldToWoken.
+	handedOff bool
 }
 
 // lineBuffer is a LineReader's read buffer. It is held for a connection's
@@ -51,10 +55,28 @@ func (l *LineReader) Read(p []byte) (int, error) {
 		if l.pending, err = l.check(line); err != nil {
 			return 0, err
 		}
+		l.yieldToWoken()
 	}
 	n := copy(p, l.pending)
 	l.pending = l.pending[n:]
 	return n, nil
+}
+
+// yieldToWoken lets the goroutine a line was just handed to run before
+// this one reads on, when nothing more is buffered. The woken goroutine (a
+// raw call's caller) waits in this P's run queue until the reader blocks,
+// and the reader's next step is a read of the empty pipe and a park in the
+// netpoller: at one call in flight that is ~13 µs between a result's
+// arrival and its caller running (docs/guides/performance.md, "Latency at
+// concurrency 1"). Yielding puts the reader on the global queue, where the
+// processor the wake-up started picks it up, and the caller runs now. With
+// more lines buffered (many calls in flight) the reader goes on: they are
+// results too.
+func (l *LineReader) yieldToWoken() {
+	if l.handedOff && l.r.Buffered() == 0 {
+		runtime.Gosched()
+	}
+	l.handedOff = false
 }
 
 // Close closes the underlying reader.
@@ -66,7 +88,8 @@ func (l *LineReader) Close() error { return l.closer.Close() }
 // line first and keeps the ones it reports true for from the session.
 func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger, take func(msg []byte) bool) *LineReader {
 	dropped := 0
-	return NewLineReader(rc, max, func(line []byte) ([]byte, error) {
+	var l *LineReader
+	l = NewLineReader(rc, max, func(line []byte) ([]byte, error) {
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
 			return nil, nil
@@ -79,10 +102,12 @@ func newLineFilter(rc io.ReadCloser, max int, logger *slog.Logger, take func(msg
 			return nil, nil
 		}
 		if take(trimmed) {
+			l.handedOff = true
 			return nil, nil
 		}
 		return append(shallowSchemas(trimmed), '\n'), nil
 	})
+	return l
 }
 
 // readLine reads one whole newline-terminated line (or the last,
