@@ -5,36 +5,28 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/weft-dev/weft/internal/config"
+	"github.com/zalando/go-keyring"
 )
 
 // fakeClock is the stamp cache's clock in a test: it moves only when told.
 type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
+	start time.Time
+	moved atomic.Int64 // nanoseconds
 }
 
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func (c *fakeClock) now() time.Time          { return c.start.Add(time.Duration(c.moved.Load())) }
+func (c *fakeClock) advance(d time.Duration) { c.moved.Add(int64(d)) }
 
 // stampClock gives the stamp cache of the file store in dir a clock the
 // test moves.
 func stampClock(t *testing.T, dir string) *fakeClock {
 	t.Helper()
-	clock := &fakeClock{t: time.Now()}
+	clock := &fakeClock{start: time.Now()}
 	path := newFileStore(dir).stampPath()
 	if _, loaded := stampCaches.LoadOrStore(path, &stampCache{path: path, now: clock.now}); loaded {
 		t.Fatalf("the stamp cache of %s exists already", path)
@@ -65,10 +57,10 @@ func storeAsAnotherProcess(t *testing.T, dir string, recs ...*Record) {
 
 var ghServer = &config.Server{Name: "gh", Type: config.TransportHTTP, Target: "https://mcp.example/mcp"}
 
-// tokenOf is the access token m's handler of gh sends now ("" for none).
-func tokenOf(t *testing.T, m *Manager) string {
+// tokenOf is the access token m's handler of cfg sends now ("" for none).
+func tokenOf(t *testing.T, m *Manager, cfg *config.Server) string {
 	t.Helper()
-	ts, err := m.Handler(ghServer).TokenSource(context.Background())
+	ts, err := m.Handler(cfg).TokenSource(context.Background())
 	if err != nil {
 		t.Fatalf("TokenSource: %v", err)
 	}
@@ -123,26 +115,63 @@ func TestAnotherProcessLoginSeenWithinTTL(t *testing.T) {
 // TestOwnProcessChangesSeenAtOnce: weft serve has several managers and
 // stores over the same files (the hub's, the per-user pool's, one per
 // login through a client); a login or logout through any of them reaches
-// the others' handlers at once, whatever the cache's age.
+// the others' handlers at once, whatever the cache's age, with either
+// store kind.
 func TestOwnProcessChangesSeenAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	stampClock(t, dir) // never moves: only the writes can change the stamp
-	serving := testManagerOver(newFileStore(dir))
-	if got := tokenOf(t, serving); got != "" {
-		t.Fatalf("before any login: token %q", got)
+	rows := []struct {
+		name string
+		open func(dir string) Store
+	}{
+		{"file", func(dir string) Store { return newFileStore(dir) }},
+		{"keychain", func(dir string) Store {
+			return &keychainStore{stamp: newFileStore(dir).stampPath(), fallback: newFileStore(dir)}
+		}},
 	}
-	login := testManagerOver(newFileStore(dir))
-	if err := login.Store().Save(&Record{Server: "gh", Resource: ghServer.Target, AccessToken: "at-1"}); err != nil {
+	keyring.MockInit()
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stampClock(t, dir) // never moves: only the writes can change the stamp
+			serving := testManagerOver(r.open(dir))
+			if got := tokenOf(t, serving, ghServer); got != "" {
+				t.Fatalf("before any login: token %q", got)
+			}
+			login := testManagerOver(r.open(dir))
+			if err := login.Store().Save(&Record{Server: "gh", Resource: ghServer.Target, AccessToken: "at-1"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := tokenOf(t, serving, ghServer); got != "at-1" {
+				t.Errorf("after a login in this process: token %q, want at-1", got)
+			}
+			if had, _, err := login.Logout(context.Background(), ghServer); !had || err != nil {
+				t.Fatalf("Logout: %v, %v", had, err)
+			}
+			if got := tokenOf(t, serving, ghServer); got != "" {
+				t.Errorf("after a logout in this process: token %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestPerUserLoginSeenAtOnceByItsUser: a user's login reaches that user's
+// handler at once, and no other user's.
+func TestPerUserLoginSeenAtOnceByItsUser(t *testing.T) {
+	dir := t.TempDir()
+	stampClock(t, dir)
+	cfg := &config.Server{Name: "gh", Type: config.TransportHTTP, Target: ghServer.Target, OAuth: &config.OAuth{PerUser: true}}
+	serving := testManagerOver(newFileStore(dir))
+	alice, bob := serving.AsUser("alice"), serving.AsUser("bob")
+	tokenOf(t, alice, cfg) // both handlers have read the (empty) store
+	tokenOf(t, bob, cfg)
+	login := testManagerOver(newFileStore(dir)).AsUser("alice")
+	if err := login.Store().Save(&Record{Server: UserKey("gh", "alice"), Resource: cfg.Target, AccessToken: "at-alice"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := tokenOf(t, serving); got != "at-1" {
-		t.Errorf("after a login in this process: token %q, want at-1", got)
+	if got := tokenOf(t, alice, cfg); got != "at-alice" {
+		t.Errorf("alice's token %q, want at-alice", got)
 	}
-	if had, _, err := login.Logout(context.Background(), ghServer); !had || err != nil {
-		t.Fatalf("Logout: %v, %v", had, err)
-	}
-	if got := tokenOf(t, serving); got != "" {
-		t.Errorf("after a logout in this process: token %q, want none", got)
+	if got := tokenOf(t, bob, cfg); got != "" {
+		t.Errorf("bob got token %q from alice's login", got)
 	}
 }
 
