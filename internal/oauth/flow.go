@@ -142,7 +142,7 @@ func (h *handler) saveLogin(c *oauth2.Config, tok *oauth2.Token) error {
 	if err := h.m.store.Save(rec); err != nil {
 		return err
 	}
-	h.rec, h.stamp, h.read = rec, h.m.store.Stamp(), true
+	h.rec, h.stamp, h.read = rec, h.m.stamp(), true
 	return nil
 }
 

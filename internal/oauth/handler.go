@@ -47,6 +47,9 @@ type Manager struct {
 	logger *slog.Logger
 	// user, when set, keys per-user servers' logins by user (AsUser).
 	user string
+	// stamp is the store's stamp as every request asks for it: cached,
+	// without the file system (stamp.go).
+	stamp func() string
 }
 
 // ManagerOptions configure a Manager. The zero value is usable but for Store.
@@ -72,6 +75,7 @@ func NewManager(opts ManagerOptions) *Manager {
 	if m.logger == nil {
 		m.logger = slog.Default()
 	}
+	m.stamp = cachedStamp(m.store)
 	return m
 }
 
@@ -190,8 +194,11 @@ func (h *handler) refreshOn401(req *http.Request) error {
 }
 
 // currentLocked returns the stored record, re-read when the store changed.
+// It runs on every request: the stamp comes from the process's cache, so
+// the file system is touched only when the store changed (or, once per
+// stampTTL, to look for a change made by another process).
 func (h *handler) currentLocked() *Record {
-	stamp := h.m.store.Stamp()
+	stamp := h.m.stamp()
 	if h.read && stamp == h.stamp {
 		return h.rec
 	}
@@ -241,7 +248,7 @@ func (h *handler) refreshLocked(rec *Record) (*oauth2.Token, error) {
 	}
 	defer unlock()
 	if latest, err := h.m.store.Load(h.key); err == nil && latest != nil && latest.AccessToken != rec.AccessToken {
-		h.rec, h.stamp = latest, h.m.store.Stamp()
+		h.rec, h.stamp = latest, h.m.stamp()
 		if !latest.dueForRefresh(time.Now()) {
 			return latest.Token(), nil // another process refreshed it meanwhile
 		}
@@ -268,7 +275,7 @@ func (h *handler) refreshLocked(rec *Record) (*oauth2.Token, error) {
 	if err := h.m.store.Save(&next); err != nil {
 		return nil, err
 	}
-	h.rec, h.stamp = &next, h.m.store.Stamp()
+	h.rec, h.stamp = &next, h.m.stamp()
 	h.m.logger.Info("access token refreshed", "server", h.name, "expires", next.Expiry)
 	return next.Token(), nil
 }

@@ -115,6 +115,9 @@ type Store interface {
 	// Kind is "keychain" or "file", for messages.
 	Kind() string
 	// Stamp changes whenever any record changes, in this process or another.
+	// It reads the stamp afresh, and so also refreshes the cached copy the
+	// process's handlers check on every request (stamp.go): weft serve's
+	// login watcher calls it every second.
 	Stamp() string
 }
 

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +28,7 @@ func (s *fileStore) stampPath() string { return filepath.Join(s.dir, "tokens.sta
 func (s *fileStore) refreshLockPath() string { return filepath.Join(s.dir, "tokens.refresh") }
 
 func (s *fileStore) Kind() string  { return StoreFile }
-func (s *fileStore) Stamp() string { return readStamp(s.stampPath()) }
+func (s *fileStore) Stamp() string { return stampCacheFor(s.stampPath()).fresh() }
 
 func (s *fileStore) Load(server string) (*Record, error) {
 	all, err := s.readAll()
@@ -87,20 +86,4 @@ func (s *fileStore) readAll() (map[string]*Record, error) {
 		return nil, fmt.Errorf("token store %s is not valid JSON (%v); delete it and log in again", s.path(), err)
 	}
 	return all, nil
-}
-
-// bumpStamp writes a fresh random value to the stamp file.
-func bumpStamp(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	if err := atomicfile.WriteFile(path, []byte(rand.Text()), 0o600); err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	return nil
-}
-
-func readStamp(path string) string {
-	b, _ := os.ReadFile(path)
-	return string(b)
 }

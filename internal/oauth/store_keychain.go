@@ -30,7 +30,9 @@ func keychainAvailable() bool {
 func (s *keychainStore) refreshLockPath() string { return s.stamp + ".refresh" }
 
 func (s *keychainStore) Kind() string  { return StoreKeychain }
-func (s *keychainStore) Stamp() string { return readStamp(s.stamp) }
+func (s *keychainStore) Stamp() string { return stampCacheFor(s.stamp).fresh() }
+
+func (s *keychainStore) stampPath() string { return s.stamp }
 
 func (s *keychainStore) Load(server string) (*Record, error) {
 	data, err := keyring.Get(keychainService, server)
