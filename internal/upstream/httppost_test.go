@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -281,4 +282,132 @@ func serveHTTPOpts(t *testing.T, srv *mcp.Server, opts *mcp.StreamableHTTPOption
 	ts := httptest.NewServer(wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)))
 	t.Cleanup(ts.Close)
 	return ts.URL
+}
+
+// TestHTTPPostedCallRelaysToItsOwnClient: the log, sampling and roots
+// requests sent on a posted call's stream reach the client of that call,
+// never another client's call in flight, however new.
+func TestHTTPPostedCallRelaysToItsOwnClient(t *testing.T) {
+	gate, hold := make(chan struct{}), make(chan struct{})
+	started := make(chan struct{}, 2)
+	s := postTestServer()
+	mcp.AddTool(s, &mcp.Tool{Name: "gated"}, func(ctx context.Context, req *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		started <- struct{}{}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, echoOut{}, ctx.Err()
+		}
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "for a"})
+		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		if err != nil {
+			return nil, echoOut{}, err
+		}
+		roots, err := req.Session.ListRoots(ctx, nil)
+		if err != nil || len(roots.Roots) == 0 {
+			return nil, echoOut{}, fmt.Errorf("roots: %v", err)
+		}
+		return nil, echoOut{Text: "model " + res.Model + " root " + roots.Roots[0].URI}, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		started <- struct{}{}
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return nil, echoOut{Text: "held"}, nil
+	})
+	c := dial(t, serveHTTPOpts(t, s, nil, func(h http.Handler) http.Handler { return h }), Options{})
+	a, b := &ownPeer{name: "a"}, &ownPeer{name: "b"}
+	type result struct {
+		raw RawResult
+		err error
+	}
+	call := func(peer Peer, tool string) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			raw, err := c.CallToolRaw(context.Background(), peer, tool, json.RawMessage(`{}`), nil)
+			ch <- result{raw, err}
+		}()
+		return ch
+	}
+	resA := call(a, "gated")
+	<-started
+	resB := call(b, "hold") // the newest call in flight from now on
+	<-started
+	close(gate)
+	got := <-resA
+	close(hold)
+	if r := <-resB; r.err != nil {
+		t.Fatalf("hold: %v", r.err)
+	}
+	if got.err != nil || !strings.Contains(string(got.raw.JSON), "model a root file:///a") {
+		t.Errorf("gated = %s, %v; want client a's model and root", got.raw.JSON, got.err)
+	}
+	a.mu.Lock()
+	b.mu.Lock()
+	defer a.mu.Unlock()
+	defer b.mu.Unlock()
+	if len(a.logs) != 1 || len(b.logs) != 0 {
+		t.Errorf("logs: a got %q, b got %q; want the message for a alone", a.logs, b.logs)
+	}
+}
+
+// TestHTTPPostedCallCancelledEndsItsPendingRequest: a call cancelled while
+// the server's sampling request waits on its client ends at once, and the
+// client's request is cancelled with it, instead of holding the call's
+// stream until the client answers.
+func TestHTTPPostedCallCancelledEndsItsPendingRequest(t *testing.T) {
+	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, func(h http.Handler) http.Handler { return h }), Options{})
+	peer := &waitingPeer{asked: make(chan struct{}), cancelled: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallToolRaw(ctx, peer, "sample", json.RawMessage(`{}`), nil)
+		done <- err
+	}()
+	<-peer.asked
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call still waits on its client's answer")
+	}
+	select {
+	case <-peer.cancelled:
+	default:
+		t.Error("the client's sampling request was not cancelled with the call")
+	}
+}
+
+// ownPeer answers sampling and roots with its own name.
+type ownPeer struct {
+	fakePeer
+	name string
+}
+
+func (p *ownPeer) CreateMessage(context.Context, *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	return &mcp.CreateMessageWithToolsResult{Model: p.name, Role: "assistant", Content: []mcp.Content{&mcp.TextContent{Text: "hello"}}}, nil
+}
+
+func (p *ownPeer) ListRoots(context.Context, *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+	return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///" + p.name}}}, nil
+}
+
+// waitingPeer's client never answers sampling; it notes the request and
+// its cancellation.
+type waitingPeer struct {
+	fakePeer
+	asked, cancelled chan struct{}
+}
+
+func (p *waitingPeer) CreateMessage(ctx context.Context, _ *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	close(p.asked)
+	<-ctx.Done()
+	close(p.cancelled)
+	return nil, ctx.Err()
 }

@@ -15,8 +15,12 @@ import (
 // the server's requests through its receiving middleware; weft's POST calls
 // the same handlers (client.go) and middleware (relayMiddleware), in the
 // order the messages came, before the call returns, and POSTs each answer
-// back with the session's headers. Handlers get the connection's context,
-// not the call's, as go-sdk's session gives them its own.
+// back with the session's headers. Handlers get the call's context, which
+// carries its peer (withPeer): go-sdk cannot tell which call a message
+// came with and routes it to the newest call in flight, or for a log
+// message to every client with a call in flight; weft knows the stream,
+// so the message goes to the client of the call it came with only, and a
+// server request pending on that client ends with the call.
 
 // callID is a posted call's id, and its JSON encoding to match responses
 // without decoding them.
@@ -67,9 +71,9 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 		return &answer{result: m.Result}, nil
 	case *jsonrpc.Request:
 		if m.IsCall() {
-			c.answerRequest(m)
+			c.answerRequest(ctx, m)
 		} else {
-			c.handleNote(m)
+			c.handleNote(ctx, m)
 		}
 	}
 	return nil, nil
@@ -78,8 +82,7 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 // handleNote passes a notification to the handler go-sdk's session would
 // call for it. An ordered one is counted as relayed (ordering.go), as the
 // session's middleware counts it.
-func (c *Conn) handleNote(m *jsonrpc.Request) {
-	ctx := c.life
+func (c *Conn) handleNote(ctx context.Context, m *jsonrpc.Request) {
 	defer func() {
 		if ordered(m.Method) {
 			c.order.gotRelayed()
@@ -101,7 +104,7 @@ func (c *Conn) handleNote(m *jsonrpc.Request) {
 	case "notifications/resources/updated":
 		var p mcp.ResourceUpdatedNotificationParams
 		if c.decodeParams(m, &p) {
-			c.resourceUpdated(ctx, &mcp.ResourceUpdatedNotificationRequest{Session: c.session, Params: &p})
+			c.resourceUpdated(c.life, &mcp.ResourceUpdatedNotificationRequest{Session: c.session, Params: &p})
 		}
 	}
 }
@@ -121,8 +124,8 @@ func (c *Conn) decodeParams(m *jsonrpc.Request, p any) bool {
 
 // answerRequest answers a server-to-client request through the handlers
 // go-sdk's session would use, and POSTs the answer back.
-func (c *Conn) answerRequest(m *jsonrpc.Request) {
-	res, err := c.serverRequest(m)
+func (c *Conn) answerRequest(ctx context.Context, m *jsonrpc.Request) {
+	res, err := c.serverRequest(ctx, m)
 	resp := &jsonrpc.Response{ID: m.ID, Error: err}
 	if err == nil {
 		data, merr := json.Marshal(res)
@@ -132,14 +135,13 @@ func (c *Conn) answerRequest(m *jsonrpc.Request) {
 			resp.Result = data
 		}
 	}
-	c.postMessage(c.life, resp)
+	c.postMessage(ctx, resp)
 }
 
 // serverRequest is the answer to one server-to-client request: roots and
 // elicitation through relayMiddleware, sampling through the sampling
 // handler, ping as go-sdk answers it.
-func (c *Conn) serverRequest(m *jsonrpc.Request) (any, error) {
-	ctx := c.life
+func (c *Conn) serverRequest(ctx context.Context, m *jsonrpc.Request) (any, error) {
 	notFound := func(context.Context, string, mcp.Request) (mcp.Result, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method %q not found", m.Method)}
 	}
