@@ -252,20 +252,66 @@ func TestHTTPPostedCallCancelledTellsTheServer(t *testing.T) {
 }
 
 // TestSSEEvents reads events as go-sdk does: comments skipped, data lines
-// joined, id and retry kept, an unfinished event dropped.
+// joined, id and retry kept, and the last event taken when the stream's
+// end finishes it (with or without a line end), as go-sdk takes it.
 func TestSSEEvents(t *testing.T) {
 	c := &Conn{}
-	stream := ": hello\n\nid: 7\nretry: 10\n\nevent: other\ndata: x\n\ndata: {\"a\":\ndata: 1}\r\n\r\ndata: cut"
-	r := bufio.NewReader(strings.NewReader(stream))
-	want := []sseEvent{{id: "7", retry: "10"}, {name: "other", data: []byte("x")}, {data: []byte("{\"a\":\n1}")}}
-	for i, w := range want {
-		got, err := c.nextEvent(r)
-		if err != nil || got.id != w.id || got.retry != w.retry || got.name != w.name || string(got.data) != string(w.data) {
-			t.Fatalf("event %d = %+v, %v; want %+v", i, got, err, w)
+	for _, end := range []string{"data: last", "data: last\n"} {
+		stream := ": hello\n\nid: 7\nretry: 10\n\nevent: other\ndata: x\n\ndata: {\"a\":\ndata: 1}\r\n\r\n" + end
+		r := bufio.NewReader(strings.NewReader(stream))
+		want := []sseEvent{{id: "7", retry: "10"}, {name: "other", data: []byte("x")}, {data: []byte("{\"a\":\n1}")}, {data: []byte("last")}}
+		for i, w := range want {
+			got, err := c.nextEvent(r)
+			if err != nil || got.id != w.id || got.retry != w.retry || got.name != w.name || string(got.data) != string(w.data) {
+				t.Fatalf("%q: event %d = %+v, %v; want %+v", end, i, got, err, w)
+			}
+		}
+		if _, err := c.nextEvent(r); !errors.Is(err, io.EOF) {
+			t.Errorf("%q: after the last event: %v, want EOF", end, err)
 		}
 	}
-	if _, err := c.nextEvent(r); !errors.Is(err, io.EOF) {
-		t.Errorf("after the last event: %v, want EOF (the unfinished event dropped)", err)
+}
+
+// TestSSELongLineCopiedOnce: a line longer than the reader's buffer is
+// gathered by appending, not by copying what was gathered again for each
+// buffer (quadratic in the line: seconds for a result of a few MiB).
+func TestSSELongLineCopiedOnce(t *testing.T) {
+	c := &Conn{}
+	stream := "data: " + strings.Repeat("x", 1<<20) + "\n\n"
+	allocs := testing.AllocsPerRun(3, func() {
+		if evt, err := c.nextEvent(bufio.NewReaderSize(strings.NewReader(stream), 4096)); err != nil || len(evt.data) != 1<<20 {
+			t.Fatalf("event of %d bytes, %v", len(evt.data), err)
+		}
+	})
+	if allocs > 100 {
+		t.Errorf("reading a 1 MiB line took %.0f allocations, want a few dozen", allocs)
+	}
+}
+
+// TestHTTPPostedCallTakesTheResponseTheStreamEnds: a response event that
+// the end of the stream finishes (no blank line after it) is the call's
+// response, as go-sdk reads it.
+func TestHTTPPostedCallTakesTheResponseTheStreamEnds(t *testing.T) {
+	cut := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if r.Method == http.MethodPost && json.Unmarshal(body, &req) == nil && req.Method == "tools/call" {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[{"type":"text","text":"unterminated"}]}}`+"\n")
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, cut), Options{})
+	raw, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
+	if err != nil || !strings.Contains(string(raw.JSON), "unterminated") {
+		t.Fatalf("echo = %s, %v; want the response the stream's end finished", raw.JSON, err)
 	}
 }
 
