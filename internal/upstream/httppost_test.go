@@ -236,8 +236,21 @@ func TestHTTPPostedCallRefusedEndsTheSession(t *testing.T) {
 // ctx's error and sends notifications/cancelled for its id, as go-sdk does.
 func TestHTTPPostedCallCancelledTellsTheServer(t *testing.T) {
 	release := make(chan struct{})
-	var seen postLog
-	url := serveHTTPOpts(t, testServerReleasing(release), nil, seen.wrap)
+	cancelled := make(chan string, 1)
+	watch := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+				select {
+				case cancelled <- string(body):
+				default:
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	url := serveHTTPOpts(t, testServerReleasing(release), nil, watch)
 	t.Cleanup(func() { close(release) })
 	c := dial(t, url, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -246,8 +259,13 @@ func TestHTTPPostedCallCancelledTellsTheServer(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the deadline", err)
 	}
-	if _, ok := seen.find(`"notifications/cancelled"`, `"requestId":"`+rawIDPrefix); !ok {
-		t.Error("no notifications/cancelled for weft's id reached the server")
+	select {
+	case body := <-cancelled:
+		if !strings.Contains(body, `"requestId":"`+rawIDPrefix) {
+			t.Errorf("notifications/cancelled = %s, want weft's id in it", body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no notifications/cancelled reached the server")
 	}
 }
 
@@ -404,7 +422,21 @@ func TestHTTPPostedCallRelaysToItsOwnClient(t *testing.T) {
 // client's request is cancelled with it, instead of holding the call's
 // stream until the client answers.
 func TestHTTPPostedCallCancelledEndsItsPendingRequest(t *testing.T) {
-	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, func(h http.Handler) http.Handler { return h }), Options{})
+	told := make(chan struct{}, 1)
+	watch := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(w, r)
+			if bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+				select {
+				case told <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
+	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, watch), Options{})
 	peer := &waitingPeer{asked: make(chan struct{}), cancelled: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -427,6 +459,11 @@ func TestHTTPPostedCallCancelledEndsItsPendingRequest(t *testing.T) {
 	case <-peer.cancelled:
 	default:
 		t.Error("the client's sampling request was not cancelled with the call")
+	}
+	select { // the server's tool ends only once told
+	case <-told:
+	case <-time.After(10 * time.Second):
+		t.Error("the upstream was not told of the cancellation")
 	}
 }
 
@@ -456,4 +493,45 @@ func (p *waitingPeer) CreateMessage(ctx context.Context, _ *mcp.CreateMessageWit
 	<-ctx.Done()
 	close(p.cancelled)
 	return nil, ctx.Err()
+}
+
+// TestHTTPPostedCallCancelledReturnsAtOnce: a cancelled call returns
+// without waiting on its notifications/cancelled POST, which go-sdk sends
+// off the caller's return path (a slow upstream must not hold the caller
+// past its own deadline).
+func TestHTTPPostedCallCancelledReturnsAtOnce(t *testing.T) {
+	release := make(chan struct{})
+	got := make(chan bool, 1) // the held cancel POST: true when released before weft gave up on it
+	holding := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+				released := false
+				select {
+				case <-release:
+					released = true
+				case <-r.Context().Done():
+				}
+				select {
+				case got <- released:
+				default:
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	c := dial(t, serveHTTPOpts(t, testServerReleasing(hold), nil, holding), Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := c.CallToolRaw(ctx, &fakePeer{}, "block", json.RawMessage(`{}`), nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the deadline", err)
+	}
+	close(release)
+	if !<-got {
+		t.Error("the call returned only after weft gave up on its notifications/cancelled")
+	}
 }
