@@ -70,6 +70,8 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
 	summary := fmt.Sprintf("sending %q", method)
+	ctx, reqs := withServerRequests(ctx)
+	defer reqs.end()
 	resp, err := c.send(ctx, data, summary)
 	if err == nil {
 		var result json.RawMessage

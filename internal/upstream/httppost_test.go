@@ -535,3 +535,34 @@ func TestHTTPPostedCallCancelledReturnsAtOnce(t *testing.T) {
 		t.Error("the call returned only after weft gave up on its notifications/cancelled")
 	}
 }
+
+// TestHTTPPostedCallServerCancelsItsRequest: a server that gives up on its
+// own sampling request (notifications/cancelled) has the client's request
+// cancelled and the call goes on to its result, as go-sdk's session
+// cancels the request's handler; the call's stream is not held by it.
+func TestHTTPPostedCallServerCancelsItsRequest(t *testing.T) {
+	s := postTestServer()
+	mcp.AddTool(s, &mcp.Tool{Name: "impatient"}, func(ctx context.Context, req *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		ask, cancel := context.WithTimeout(ctx, 200*time.Millisecond) // then go-sdk sends notifications/cancelled
+		defer cancel()
+		_, err := req.Session.CreateMessage(ask, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		return nil, echoOut{Text: fmt.Sprintf("gave up: %v", err != nil)}, nil
+	})
+	c := dial(t, serveHTTPOpts(t, s, nil, func(h http.Handler) http.Handler { return h }), Options{})
+	peer := &waitingPeer{asked: make(chan struct{}), cancelled: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan RawResult, 1)
+	go func() {
+		raw, _ := c.CallToolRaw(ctx, peer, "impatient", json.RawMessage(`{}`), nil)
+		done <- raw
+	}()
+	select {
+	case raw := <-done:
+		if !strings.Contains(string(raw.JSON), "gave up: true") {
+			t.Errorf("impatient = %s, want the tool's result after it gave up", raw.JSON)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call still waits on the request its server cancelled")
+	}
+}
