@@ -70,6 +70,8 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
 	summary := fmt.Sprintf("sending %q", method)
+	ctx, reqs := withServerRequests(ctx)
+	defer reqs.end()
 	resp, err := c.send(ctx, data, summary)
 	if err == nil {
 		var result json.RawMessage
@@ -79,7 +81,7 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 		}
 	}
 	if ctx.Err() != nil {
-		c.postCancelled(context.WithoutCancel(ctx), id.id, ctx.Err())
+		c.goCancelled(ctx, id.id, ctx.Err())
 		return nil, ctx.Err()
 	}
 	if errors.As(err, new(connFailure)) {
@@ -208,6 +210,18 @@ func (c *Conn) maxMessage() int {
 		return math.MaxInt32
 	}
 	return mcp.DefaultMaxEventSize
+}
+
+// goCancelled tells the upstream that call id was given up off the
+// caller's return path, as go-sdk does: a slow upstream must not hold the
+// caller past its own deadline. The goroutine is bounded by
+// notifyCancelTimeout and by the connection's life; a closed connection
+// sends nothing, as go-sdk's closed connection does not.
+func (c *Conn) goCancelled(ctx context.Context, id jsonrpc.ID, why error) {
+	if c.life.Err() != nil {
+		return
+	}
+	go c.postCancelled(linkedCtx{Context: c.life, values: ctx}, id, why)
 }
 
 // postCancelled tells the upstream that call id was given up, best effort

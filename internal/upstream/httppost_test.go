@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -235,8 +236,21 @@ func TestHTTPPostedCallRefusedEndsTheSession(t *testing.T) {
 // ctx's error and sends notifications/cancelled for its id, as go-sdk does.
 func TestHTTPPostedCallCancelledTellsTheServer(t *testing.T) {
 	release := make(chan struct{})
-	var seen postLog
-	url := serveHTTPOpts(t, testServerReleasing(release), nil, seen.wrap)
+	cancelled := make(chan string, 1)
+	watch := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+				select {
+				case cancelled <- string(body):
+				default:
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	url := serveHTTPOpts(t, testServerReleasing(release), nil, watch)
 	t.Cleanup(func() { close(release) })
 	c := dial(t, url, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -245,26 +259,77 @@ func TestHTTPPostedCallCancelledTellsTheServer(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the deadline", err)
 	}
-	if _, ok := seen.find(`"notifications/cancelled"`, `"requestId":"`+rawIDPrefix); !ok {
-		t.Error("no notifications/cancelled for weft's id reached the server")
+	select {
+	case body := <-cancelled:
+		if !strings.Contains(body, `"requestId":"`+rawIDPrefix) {
+			t.Errorf("notifications/cancelled = %s, want weft's id in it", body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no notifications/cancelled reached the server")
 	}
 }
 
 // TestSSEEvents reads events as go-sdk does: comments skipped, data lines
-// joined, id and retry kept, an unfinished event dropped.
+// joined, id and retry kept, and the last event taken when the stream's
+// end finishes it (with or without a line end), as go-sdk takes it.
 func TestSSEEvents(t *testing.T) {
 	c := &Conn{}
-	stream := ": hello\n\nid: 7\nretry: 10\n\nevent: other\ndata: x\n\ndata: {\"a\":\ndata: 1}\r\n\r\ndata: cut"
-	r := bufio.NewReader(strings.NewReader(stream))
-	want := []sseEvent{{id: "7", retry: "10"}, {name: "other", data: []byte("x")}, {data: []byte("{\"a\":\n1}")}}
-	for i, w := range want {
-		got, err := c.nextEvent(r)
-		if err != nil || got.id != w.id || got.retry != w.retry || got.name != w.name || string(got.data) != string(w.data) {
-			t.Fatalf("event %d = %+v, %v; want %+v", i, got, err, w)
+	for _, end := range []string{"data: last", "data: last\n"} {
+		stream := ": hello\n\nid: 7\nretry: 10\n\nevent: other\ndata: x\n\ndata: {\"a\":\ndata: 1}\r\n\r\n" + end
+		r := bufio.NewReader(strings.NewReader(stream))
+		want := []sseEvent{{id: "7", retry: "10"}, {name: "other", data: []byte("x")}, {data: []byte("{\"a\":\n1}")}, {data: []byte("last")}}
+		for i, w := range want {
+			got, err := c.nextEvent(r)
+			if err != nil || got.id != w.id || got.retry != w.retry || got.name != w.name || string(got.data) != string(w.data) {
+				t.Fatalf("%q: event %d = %+v, %v; want %+v", end, i, got, err, w)
+			}
+		}
+		if _, err := c.nextEvent(r); !errors.Is(err, io.EOF) {
+			t.Errorf("%q: after the last event: %v, want EOF", end, err)
 		}
 	}
-	if _, err := c.nextEvent(r); !errors.Is(err, io.EOF) {
-		t.Errorf("after the last event: %v, want EOF (the unfinished event dropped)", err)
+}
+
+// TestSSELongLineCopiedOnce: a line longer than the reader's buffer is
+// gathered by appending, not by copying what was gathered again for each
+// buffer (quadratic in the line: seconds for a result of a few MiB).
+func TestSSELongLineCopiedOnce(t *testing.T) {
+	c := &Conn{}
+	stream := "data: " + strings.Repeat("x", 1<<20) + "\n\n"
+	allocs := testing.AllocsPerRun(3, func() {
+		if evt, err := c.nextEvent(bufio.NewReaderSize(strings.NewReader(stream), 4096)); err != nil || len(evt.data) != 1<<20 {
+			t.Fatalf("event of %d bytes, %v", len(evt.data), err)
+		}
+	})
+	if allocs > 100 {
+		t.Errorf("reading a 1 MiB line took %.0f allocations, want a few dozen", allocs)
+	}
+}
+
+// TestHTTPPostedCallTakesTheResponseTheStreamEnds: a response event that
+// the end of the stream finishes (no blank line after it) is the call's
+// response, as go-sdk reads it.
+func TestHTTPPostedCallTakesTheResponseTheStreamEnds(t *testing.T) {
+	cut := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if r.Method == http.MethodPost && json.Unmarshal(body, &req) == nil && req.Method == "tools/call" {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[{"type":"text","text":"unterminated"}]}}`+"\n")
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, cut), Options{})
+	raw, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
+	if err != nil || !strings.Contains(string(raw.JSON), "unterminated") {
+		t.Fatalf("echo = %s, %v; want the response the stream's end finished", raw.JSON, err)
 	}
 }
 
@@ -281,4 +346,223 @@ func serveHTTPOpts(t *testing.T, srv *mcp.Server, opts *mcp.StreamableHTTPOption
 	ts := httptest.NewServer(wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)))
 	t.Cleanup(ts.Close)
 	return ts.URL
+}
+
+// TestHTTPPostedCallRelaysToItsOwnClient: the log, sampling and roots
+// requests sent on a posted call's stream reach the client of that call,
+// never another client's call in flight, however new.
+func TestHTTPPostedCallRelaysToItsOwnClient(t *testing.T) {
+	gate, hold := make(chan struct{}), make(chan struct{})
+	started := make(chan struct{}, 2)
+	s := postTestServer()
+	mcp.AddTool(s, &mcp.Tool{Name: "gated"}, func(ctx context.Context, req *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		started <- struct{}{}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, echoOut{}, ctx.Err()
+		}
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "for a"})
+		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		if err != nil {
+			return nil, echoOut{}, err
+		}
+		roots, err := req.Session.ListRoots(ctx, nil)
+		if err != nil || len(roots.Roots) == 0 {
+			return nil, echoOut{}, fmt.Errorf("roots: %v", err)
+		}
+		return nil, echoOut{Text: "model " + res.Model + " root " + roots.Roots[0].URI}, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		started <- struct{}{}
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return nil, echoOut{Text: "held"}, nil
+	})
+	c := dial(t, serveHTTPOpts(t, s, nil, func(h http.Handler) http.Handler { return h }), Options{})
+	a, b := &ownPeer{name: "a"}, &ownPeer{name: "b"}
+	type result struct {
+		raw RawResult
+		err error
+	}
+	call := func(peer Peer, tool string) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			raw, err := c.CallToolRaw(context.Background(), peer, tool, json.RawMessage(`{}`), nil)
+			ch <- result{raw, err}
+		}()
+		return ch
+	}
+	resA := call(a, "gated")
+	<-started
+	resB := call(b, "hold") // the newest call in flight from now on
+	<-started
+	close(gate)
+	got := <-resA
+	close(hold)
+	if r := <-resB; r.err != nil {
+		t.Fatalf("hold: %v", r.err)
+	}
+	if got.err != nil || !strings.Contains(string(got.raw.JSON), "model a root file:///a") {
+		t.Errorf("gated = %s, %v; want client a's model and root", got.raw.JSON, got.err)
+	}
+	a.mu.Lock()
+	b.mu.Lock()
+	defer a.mu.Unlock()
+	defer b.mu.Unlock()
+	if len(a.logs) != 1 || len(b.logs) != 0 {
+		t.Errorf("logs: a got %q, b got %q; want the message for a alone", a.logs, b.logs)
+	}
+}
+
+// TestHTTPPostedCallCancelledEndsItsPendingRequest: a call cancelled while
+// the server's sampling request waits on its client ends at once, and the
+// client's request is cancelled with it, instead of holding the call's
+// stream until the client answers.
+func TestHTTPPostedCallCancelledEndsItsPendingRequest(t *testing.T) {
+	told := make(chan struct{}, 1)
+	watch := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(w, r)
+			if bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+				select {
+				case told <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
+	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, watch), Options{})
+	peer := &waitingPeer{asked: make(chan struct{}), cancelled: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallToolRaw(ctx, peer, "sample", json.RawMessage(`{}`), nil)
+		done <- err
+	}()
+	<-peer.asked
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call still waits on its client's answer")
+	}
+	select {
+	case <-peer.cancelled:
+	default:
+		t.Error("the client's sampling request was not cancelled with the call")
+	}
+	select { // the server's tool ends only once told
+	case <-told:
+	case <-time.After(10 * time.Second):
+		t.Error("the upstream was not told of the cancellation")
+	}
+}
+
+// ownPeer answers sampling and roots with its own name.
+type ownPeer struct {
+	fakePeer
+	name string
+}
+
+func (p *ownPeer) CreateMessage(context.Context, *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	return &mcp.CreateMessageWithToolsResult{Model: p.name, Role: "assistant", Content: []mcp.Content{&mcp.TextContent{Text: "hello"}}}, nil
+}
+
+func (p *ownPeer) ListRoots(context.Context, *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+	return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///" + p.name}}}, nil
+}
+
+// waitingPeer's client never answers sampling; it notes the request and
+// its cancellation.
+type waitingPeer struct {
+	fakePeer
+	asked, cancelled chan struct{}
+}
+
+func (p *waitingPeer) CreateMessage(ctx context.Context, _ *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	close(p.asked)
+	<-ctx.Done()
+	close(p.cancelled)
+	return nil, ctx.Err()
+}
+
+// TestHTTPPostedCallCancelledReturnsAtOnce: a cancelled call returns
+// without waiting on its notifications/cancelled POST, which go-sdk sends
+// off the caller's return path (a slow upstream must not hold the caller
+// past its own deadline).
+func TestHTTPPostedCallCancelledReturnsAtOnce(t *testing.T) {
+	release := make(chan struct{})
+	got := make(chan bool, 1) // the held cancel POST: true when released before weft gave up on it
+	holding := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+				released := false
+				select {
+				case <-release:
+					released = true
+				case <-r.Context().Done():
+				}
+				select {
+				case got <- released:
+				default:
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	c := dial(t, serveHTTPOpts(t, testServerReleasing(hold), nil, holding), Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := c.CallToolRaw(ctx, &fakePeer{}, "block", json.RawMessage(`{}`), nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the deadline", err)
+	}
+	close(release)
+	if !<-got {
+		t.Error("the call returned only after weft gave up on its notifications/cancelled")
+	}
+}
+
+// TestHTTPPostedCallServerCancelsItsRequest: a server that gives up on its
+// own sampling request (notifications/cancelled) has the client's request
+// cancelled and the call goes on to its result, as go-sdk's session
+// cancels the request's handler; the call's stream is not held by it.
+func TestHTTPPostedCallServerCancelsItsRequest(t *testing.T) {
+	s := postTestServer()
+	mcp.AddTool(s, &mcp.Tool{Name: "impatient"}, func(ctx context.Context, req *mcp.CallToolRequest, _ echoIn) (*mcp.CallToolResult, echoOut, error) {
+		ask, cancel := context.WithTimeout(ctx, 200*time.Millisecond) // then go-sdk sends notifications/cancelled
+		defer cancel()
+		_, err := req.Session.CreateMessage(ask, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		return nil, echoOut{Text: fmt.Sprintf("gave up: %v", err != nil)}, nil
+	})
+	c := dial(t, serveHTTPOpts(t, s, nil, func(h http.Handler) http.Handler { return h }), Options{})
+	peer := &waitingPeer{asked: make(chan struct{}), cancelled: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan RawResult, 1)
+	go func() {
+		raw, _ := c.CallToolRaw(ctx, peer, "impatient", json.RawMessage(`{}`), nil)
+		done <- raw
+	}()
+	select {
+	case raw := <-done:
+		if !strings.Contains(string(raw.JSON), "gave up: true") {
+			t.Errorf("impatient = %s, want the tool's result after it gave up", raw.JSON)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call still waits on the request its server cancelled")
+	}
 }

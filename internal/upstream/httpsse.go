@@ -45,6 +45,11 @@ type sseEvent struct {
 	data            []byte
 }
 
+// empty reports whether no field of the event was read.
+func (e sseEvent) empty() bool {
+	return e.data == nil && e.id == "" && e.retry == "" && e.name == ""
+}
+
 // readStream reads the call's response from an event stream, resuming it
 // as go-sdk does when it ends early.
 func (c *Conn) readStream(ctx context.Context, resp *http.Response, want callID, summary string) (json.RawMessage, error) {
@@ -128,29 +133,37 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 // stream rather than skip part of it.
 var errEventTooLarge = errors.New("SSE event exceeded the message size limit without terminating")
 
-// nextEvent reads lines up to the blank line that ends an event. A stream
-// that ends inside an event drops it, as the SSE specification says.
+// nextEvent reads lines up to the blank line that ends an event. The end
+// of the stream (io.EOF, not a broken read) ends the last event too, as
+// go-sdk reads it: a server that closes its stream right after the
+// response's data line has its response taken.
 func (c *Conn) nextEvent(r *bufio.Reader) (sseEvent, error) {
 	var evt sseEvent
 	size, limit := 0, c.maxMessage()
 	for {
 		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			line = bytes.Clone(line) // once: ReadSlice's line is the reader's buffer
+		}
 		for errors.Is(err, bufio.ErrBufferFull) {
 			var more []byte
-			line = bytes.Clone(line)
 			more, err = r.ReadSlice('\n')
 			line = append(line, more...)
 			if len(line) > limit {
 				return evt, errEventTooLarge
 			}
 		}
-		if err != nil {
-			return evt, err // io.EOF included: an unfinished event is dropped
+		eof := errors.Is(err, io.EOF)
+		if err != nil && !eof {
+			return evt, err
 		}
 		line = bytes.TrimRight(line, "\r\n")
 		if len(line) == 0 {
-			if evt.data != nil || evt.id != "" || evt.retry != "" || evt.name != "" {
+			if !evt.empty() {
 				return evt, nil
+			}
+			if eof {
+				return evt, err
 			}
 			continue
 		}
@@ -172,6 +185,12 @@ func (c *Conn) nextEvent(r *bufio.Reader) (sseEvent, error) {
 				evt.data = append(evt.data, '\n')
 			}
 			evt.data = append(evt.data, value...)
+		}
+		if eof {
+			if !evt.empty() {
+				return evt, nil
+			}
+			return evt, err
 		}
 	}
 }

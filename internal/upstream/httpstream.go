@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,10 +14,15 @@ import (
 // The messages on a posted call's stream besides its response. go-sdk's
 // session would hand the notifications to the client's handlers and answer
 // the server's requests through its receiving middleware; weft's POST calls
-// the same handlers (client.go) and middleware (relayMiddleware), in the
-// order the messages came, before the call returns, and POSTs each answer
-// back with the session's headers. Handlers get the connection's context,
-// not the call's, as go-sdk's session gives them its own.
+// the same handlers (client.go) and middleware (relayMiddleware): the
+// notifications in the order they came, before the call returns, and each
+// request in a goroutine of its own (serverRequests), whose answer it POSTs
+// back with the session's headers. Handlers get the call's context, which
+// carries its peer (withPeer): go-sdk cannot tell which call a message
+// came with and routes it to the newest call in flight, or for a log
+// message to every client with a call in flight; weft knows the stream,
+// so the message goes to the client of the call it came with only, and a
+// server request pending on that client ends with the call.
 
 // callID is a posted call's id, and its JSON encoding to match responses
 // without decoding them.
@@ -66,10 +72,18 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 		}
 		return &answer{result: m.Result}, nil
 	case *jsonrpc.Request:
-		if m.IsCall() {
-			c.answerRequest(m)
-		} else {
-			c.handleNote(m)
+		switch reqs := serverRequestsFrom(ctx); {
+		case m.IsCall() && reqs != nil:
+			reqs.start(ctx, m, c.answerRequest)
+		case m.IsCall():
+			c.answerRequest(ctx, m)
+		case m.Method == "notifications/cancelled" && reqs != nil:
+			var p mcp.CancelledParams
+			if c.decodeParams(m, &p) {
+				reqs.cancel(p.RequestID)
+			}
+		default:
+			c.handleNote(ctx, m)
 		}
 	}
 	return nil, nil
@@ -78,8 +92,7 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 // handleNote passes a notification to the handler go-sdk's session would
 // call for it. An ordered one is counted as relayed (ordering.go), as the
 // session's middleware counts it.
-func (c *Conn) handleNote(m *jsonrpc.Request) {
-	ctx := c.life
+func (c *Conn) handleNote(ctx context.Context, m *jsonrpc.Request) {
 	defer func() {
 		if ordered(m.Method) {
 			c.order.gotRelayed()
@@ -101,7 +114,7 @@ func (c *Conn) handleNote(m *jsonrpc.Request) {
 	case "notifications/resources/updated":
 		var p mcp.ResourceUpdatedNotificationParams
 		if c.decodeParams(m, &p) {
-			c.resourceUpdated(ctx, &mcp.ResourceUpdatedNotificationRequest{Session: c.session, Params: &p})
+			c.resourceUpdated(c.life, &mcp.ResourceUpdatedNotificationRequest{Session: c.session, Params: &p})
 		}
 	}
 }
@@ -121,8 +134,8 @@ func (c *Conn) decodeParams(m *jsonrpc.Request, p any) bool {
 
 // answerRequest answers a server-to-client request through the handlers
 // go-sdk's session would use, and POSTs the answer back.
-func (c *Conn) answerRequest(m *jsonrpc.Request) {
-	res, err := c.serverRequest(m)
+func (c *Conn) answerRequest(ctx context.Context, m *jsonrpc.Request) {
+	res, err := c.serverRequest(ctx, m)
 	resp := &jsonrpc.Response{ID: m.ID, Error: err}
 	if err == nil {
 		data, merr := json.Marshal(res)
@@ -132,14 +145,13 @@ func (c *Conn) answerRequest(m *jsonrpc.Request) {
 			resp.Result = data
 		}
 	}
-	c.postMessage(c.life, resp)
+	c.postMessage(ctx, resp)
 }
 
 // serverRequest is the answer to one server-to-client request: roots and
 // elicitation through relayMiddleware, sampling through the sampling
 // handler, ping as go-sdk answers it.
-func (c *Conn) serverRequest(m *jsonrpc.Request) (any, error) {
-	ctx := c.life
+func (c *Conn) serverRequest(ctx context.Context, m *jsonrpc.Request) (any, error) {
 	notFound := func(context.Context, string, mcp.Request) (mcp.Result, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method %q not found", m.Method)}
 	}
@@ -170,4 +182,72 @@ func (c *Conn) serverRequest(m *jsonrpc.Request) (any, error) {
 
 func invalidParams(m *jsonrpc.Request) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params for %q", m.Method)}
+}
+
+// serverRequests are the server's requests that a posted call's stream
+// carried and that wait on their answers. As go-sdk's session does, each
+// is answered in a goroutine of its own, so that the stream goes on being
+// read, and the server's notifications/cancelled for one cancels it; the
+// call owns the goroutines and ends them when it returns (end).
+type serverRequests struct {
+	mu      sync.Mutex
+	cancels map[jsonrpc.ID]context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+type serverRequestsKey struct{}
+
+// withServerRequests gives a posted call made in ctx its serverRequests.
+func withServerRequests(ctx context.Context) (context.Context, *serverRequests) {
+	r := &serverRequests{cancels: map[jsonrpc.ID]context.CancelFunc{}}
+	return context.WithValue(ctx, serverRequestsKey{}, r), r
+}
+
+func serverRequestsFrom(ctx context.Context) *serverRequests {
+	r, _ := ctx.Value(serverRequestsKey{}).(*serverRequests)
+	return r
+}
+
+// start answers m with answer in a goroutine, in a context the server's
+// cancellation or the call's end cancels.
+func (r *serverRequests) start(ctx context.Context, m *jsonrpc.Request, answer func(context.Context, *jsonrpc.Request)) {
+	ctx, cancel := context.WithCancel(ctx)
+	r.mu.Lock()
+	r.cancels[m.ID] = cancel
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			delete(r.cancels, m.ID)
+			r.mu.Unlock()
+			cancel()
+		}()
+		answer(ctx, m)
+	}()
+}
+
+// cancel cancels the request the server gave up on.
+func (r *serverRequests) cancel(requestID any) {
+	id, err := jsonrpc.MakeID(requestID)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	cancel := r.cancels[id]
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// end cancels the requests still waiting and waits for their goroutines.
+func (r *serverRequests) end() {
+	r.mu.Lock()
+	for _, cancel := range r.cancels {
+		cancel()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
 }

@@ -60,7 +60,9 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	if err != nil {
 		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
 	}
-	raw, err := send(ctx, data)
+	// The peer rides in ctx: what the upstream sends on a posted call's
+	// stream is relayed to this call's client alone (httpstream.go).
+	raw, err := send(withPeer(ctx, peer), data)
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
 	}
