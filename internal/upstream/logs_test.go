@@ -28,6 +28,8 @@ func TestDialListsWhileSetLevelIsInFlight(t *testing.T) {
 				case <-listed:
 				case <-ctx.Done():
 					return nil, ctx.Err()
+				case <-t.Context().Done(): // the test failed: let its cleanup end the server
+					return nil, context.Canceled
 				}
 				defer func() { mu.Lock(); levelAnswered = true; mu.Unlock() }()
 			}
