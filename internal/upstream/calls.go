@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,28 +18,40 @@ func (c *Conn) listAll(ctx context.Context) error {
 	defer cancel()
 	caps := c.info.Capabilities
 	var inv Inventory
-	var err error
+	var toolsErr, resourcesErr, promptsErr error
+	// The lists are independent requests: asked for together, a server
+	// with tools, resources and prompts costs one round trip, not four.
+	var wg sync.WaitGroup
 	if caps.Tools != nil {
-		if inv.Tools, err = collect(c.session.Tools(ctx, nil)); err != nil {
-			return fmt.Errorf("tools/list: %w", err)
-		}
-		rawSchemas(inv.Tools)
-		inv.Digests = digests(inv.Tools)
+		wg.Go(func() {
+			if inv.Tools, toolsErr = collect(c.session.Tools(ctx, nil)); toolsErr == nil {
+				rawSchemas(inv.Tools)
+				inv.Digests = digests(inv.Tools)
+			}
+		})
 	}
 	if caps.Resources != nil {
-		if inv.Resources, err = collect(c.session.Resources(ctx, nil)); err != nil {
-			return fmt.Errorf("resources/list: %w", err)
-		}
-		// Templates are optional even for servers with resources.
-		if inv.Templates, err = collect(c.session.ResourceTemplates(ctx, nil)); err != nil {
-			c.logger.Debug("resources/templates/list failed", "err", err)
-			inv.Templates = nil
-		}
+		wg.Go(func() { inv.Resources, resourcesErr = collect(c.session.Resources(ctx, nil)) })
+		wg.Go(func() {
+			var err error
+			// Templates are optional even for servers with resources.
+			if inv.Templates, err = collect(c.session.ResourceTemplates(ctx, nil)); err != nil {
+				c.logger.Debug("resources/templates/list failed", "err", err)
+				inv.Templates = nil
+			}
+		})
 	}
 	if caps.Prompts != nil {
-		if inv.Prompts, err = collect(c.session.Prompts(ctx, nil)); err != nil {
-			return fmt.Errorf("prompts/list: %w", err)
-		}
+		wg.Go(func() { inv.Prompts, promptsErr = collect(c.session.Prompts(ctx, nil)) })
+	}
+	wg.Wait()
+	switch {
+	case toolsErr != nil:
+		return fmt.Errorf("tools/list: %w", toolsErr)
+	case resourcesErr != nil:
+		return fmt.Errorf("resources/list: %w", resourcesErr)
+	case promptsErr != nil:
+		return fmt.Errorf("prompts/list: %w", promptsErr)
 	}
 	c.mu.Lock()
 	c.inv = inv

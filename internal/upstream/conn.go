@@ -132,8 +132,7 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 		c.endLife()
 		return nil, err
 	}
-	c.enableLogs(ctx)
-	if err := c.listAll(ctx); err != nil {
+	if err := c.listWithLogs(ctx); err != nil {
 		c.Close(context.Background())
 		return nil, fmt.Errorf("list %s: %w", cfg.Name, err)
 	}

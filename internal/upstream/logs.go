@@ -21,6 +21,21 @@ const upstreamLogLevel mcp.LoggingLevel = "debug"
 // the log level travels in each request's _meta instead of logging/setLevel.
 func (c *Conn) newProtocol() bool { return c.info.ProtocolVersion >= "2026-07-28" }
 
+// listWithLogs lists the server's inventory while enableLogs asks for its
+// log messages, both before the connection is handed out: the setLevel
+// round trip no longer delays the tools (a client connecting to the server
+// itself lists without one), and no call can reach the server before it.
+func (c *Conn) listWithLogs(ctx context.Context) error {
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		c.enableLogs(ctx)
+	}()
+	err := c.listAll(ctx)
+	<-logged
+	return err
+}
+
 // enableLogs asks a legacy upstream with the logging capability for its log
 // messages: SDK servers (the Go one among them) send none until the client
 // sets a level. A refusal is not fatal.
