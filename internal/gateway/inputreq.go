@@ -118,6 +118,7 @@ func (pk *parking) start(ctx context.Context, ss *mcp.ServerSession, call func(c
 	pc.setCurrent(&waiting{ss: ss, ctx: ctx})
 	go func() {
 		defer close(pc.done)
+		growStack()
 		pc.result, pc.err = call(bg, pc)
 	}()
 	return pk.wait(ctx, pc)
