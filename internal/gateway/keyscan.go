@@ -25,7 +25,8 @@ type validScan struct {
 //
 // The walker, its result and room for the keys of the objects open are
 // one allocation (the result points into the message, so it outlives the
-// walk): the default client's tools/call has nine keys open at most.
+// walk): the default client's tools/call has nine keys open at most,
+// and nine fill the allocation's size class (640 bytes).
 func scanValid(data []byte) *validScan {
 	s := &keyWalker{data: data, res: validScan{idExact: true}}
 	s.keys = s.keyRoom[:0]
@@ -43,7 +44,7 @@ type keyWalker struct {
 	// inParams is set while the walk is in the value of the message's
 	// "params".
 	inParams bool
-	keyRoom  [12]objectKey // keys' first backing array
+	keyRoom  [9]objectKey // keys' first backing array
 }
 
 func (s *keyWalker) done() bool { return s.res.dup || s.res.tooDeep }
