@@ -109,6 +109,15 @@ func BenchmarkCallThroughGatewayPinnedStdio(b *testing.B) {
 	benchCalls(b, echoCaller(cs, "bench__echo"))
 }
 
+// BenchmarkCallThroughGatewayStdio is BenchmarkCallThroughGatewayPinnedStdio
+// with the default client (2026-07-28): the stateless relay with raw
+// results, as `weft serve` runs the overhead scenario's default-client rows.
+func BenchmarkCallThroughGatewayStdio(b *testing.B) {
+	bin := testutil.GoBinary(b, "github.com/weft-dev/weft/testdata/benchserver", "benchserver")
+	url := gatewayOf(b, map[string]*config.Server{"bench": {Name: "bench", Type: config.TransportStdio, Target: bin}})
+	benchCalls(b, echoCaller(session(b, url), "bench__echo"))
+}
+
 func BenchmarkToolsList10k(b *testing.B) {
 	cs := session(b, gatewayURL(b, upstreams10k(b)))
 	b.ResetTimer()

@@ -56,6 +56,9 @@ type parkedCall struct {
 
 	mu  sync.Mutex
 	cur *waiting // the client request now waiting on the call, if any
+	// first is the request that started the call, kept here so that
+	// starting a call allocates one waiting less.
+	first waiting
 }
 
 // waiting is a client request waiting on a parked call: the call's progress
@@ -114,10 +117,12 @@ func askInput[R mcp.InputResponse](ctx context.Context, pc *parkedCall, params m
 // input-required results, and waits for its first outcome.
 func (pk *parking) start(ctx context.Context, ss *mcp.ServerSession, call func(context.Context, *parkedCall) (any, error)) (any, error) {
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	pc := &parkedCall{asks: make(chan ask), done: make(chan struct{}), cancel: cancel, started: time.Now(), slot: rawSlotFrom(ctx)}
-	pc.setCurrent(&waiting{ss: ss, ctx: ctx})
+	pc := &parkedCall{asks: make(chan ask), done: make(chan struct{}), cancel: cancel, started: time.Now(), slot: rawSlotFrom(ctx),
+		first: waiting{ss: ss, ctx: ctx}}
+	pc.setCurrent(&pc.first)
 	go func() {
 		defer close(pc.done)
+		growStack()
 		pc.result, pc.err = call(bg, pc)
 	}()
 	return pk.wait(ctx, pc)

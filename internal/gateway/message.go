@@ -56,7 +56,7 @@ func checkEnvelope(body []byte) (*Refusal, *rawEnvelope) {
 	}
 	if json.Valid(body) {
 		scan := scanValid(body)
-		if bad := checkValid(body, trimmed, &scan); bad != nil {
+		if bad := checkValid(body, trimmed, scan); bad != nil {
 			return bad, nil
 		}
 		return nil, &scan.env
