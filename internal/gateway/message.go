@@ -68,7 +68,9 @@ func checkEnvelope(body []byte) (*Refusal, *rawEnvelope) {
 // finds which fault comes first. A body with bytes after its object passes;
 // the SDK refuses it.
 func checkTokens(body, trimmed []byte) *Refusal {
-	key, dup, err := scanKeys(json.NewDecoder(bytes.NewReader(body)), 0)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // a number out of float64's range (1e700) is valid JSON, not a fault
+	key, dup, err := scanKeys(dec, 0)
 	switch {
 	case err == errTooDeep:
 		return tooDeep()
