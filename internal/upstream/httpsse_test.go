@@ -18,27 +18,15 @@ import (
 func TestHTTPPostedCallReturnsWhileTheServerKeepsItsStreamOpen(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	keepOpen := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var req struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil || req.Method != "tools/call" {
-				next.ServeHTTP(w, r)
-				return
-			}
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[{"type":"text","text":"kept open"}]}}`+"\n\n")
-			w.(http.Flusher).Flush()
-			select { // the stream stays open until the test ends
-			case <-release:
-			case <-r.Context().Done():
-			}
-		})
-	}
+	keepOpen := toolCallsAnswered(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"kept open"}]}}`+"\n\n")
+		w.(http.Flusher).Flush()
+		select { // the stream stays open until the test ends
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
 	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, keepOpen), Options{})
 	type outcome struct {
 		raw string
@@ -56,5 +44,25 @@ func TestHTTPPostedCallReturnsWhileTheServerKeepsItsStreamOpen(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call still waits for the server to end its stream")
+	}
+}
+
+// toolCallsAnswered wraps a server's handler so that answer, given the
+// request's id, answers each POSTed tools/call in its place.
+func toolCallsAnswered(answer func(w http.ResponseWriter, r *http.Request, id json.RawMessage)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if r.Method == http.MethodPost && json.Unmarshal(body, &req) == nil && req.Method == "tools/call" {
+				answer(w, r, req.ID)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
 }
