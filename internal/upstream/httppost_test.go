@@ -310,22 +310,10 @@ func TestSSELongLineCopiedOnce(t *testing.T) {
 // the end of the stream finishes (no blank line after it) is the call's
 // response, as go-sdk reads it.
 func TestHTTPPostedCallTakesTheResponseTheStreamEnds(t *testing.T) {
-	cut := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var req struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if r.Method == http.MethodPost && json.Unmarshal(body, &req) == nil && req.Method == "tools/call" {
-				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[{"type":"text","text":"unterminated"}]}}`+"\n")
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
+	cut := toolCallsAnswered(func(w http.ResponseWriter, _ *http.Request, id json.RawMessage) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"unterminated"}]}}`+"\n")
+	})
 	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, cut), Options{})
 	raw, err := c.CallToolRaw(context.Background(), &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
 	if err != nil || !strings.Contains(string(raw.JSON), "unterminated") {

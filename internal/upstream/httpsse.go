@@ -91,10 +91,7 @@ func (c *Conn) readStream(ctx context.Context, resp *http.Response, want callID,
 // response (a), its end (the last event id and the server's retry delay,
 // to resume from), or a failure that ends the call (err).
 func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID, summary string) (a *answer, last string, delay time.Duration, err error) {
-	defer func() {
-		_, _ = io.Copy(io.Discard, resp.Body) // lets the connection be reused
-		resp.Body.Close()
-	}()
+	defer finishStream(resp.Body)
 	r := takeStreamReader(resp.Body) // pooled (httpbuf.go): nextEvent copies what it keeps
 	defer returnStreamReader(r)
 	for {
@@ -127,6 +124,24 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 			return a, "", 0, nil
 		}
 	}
+}
+
+// streamGrace bounds how long a posted call, done with its stream, waits
+// for the server to end it: a stream read to its end lets the connection be
+// reused, and a server ends it right after the response, but closing it is
+// only a SHOULD. go-sdk hands the response on before it drains the stream;
+// weft's caller waits at most this long, and a stream still open then is
+// closed unread (its connection is not reused).
+const streamGrace = 100 * time.Millisecond
+
+// finishStream reads what is left of a response stream, for at most
+// streamGrace, and closes it. Closing the body from the timer ends a read
+// in progress.
+func finishStream(body io.ReadCloser) {
+	cut := time.AfterFunc(streamGrace, func() { body.Close() })
+	_, _ = io.Copy(io.Discard, body)
+	cut.Stop()
+	body.Close()
 }
 
 // errEventTooLarge is an event over the message limit: go-sdk fails the
