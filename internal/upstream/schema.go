@@ -29,9 +29,16 @@ func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
 	out := make(map[*mcp.Tool]Digest, len(tools))
 	verdicts := map[string]string{}
 	for _, t := range tools {
-		d := Digest{Pin: tooldigest.Pin(t), Refused: checkSchemaOnce(verdicts, t)}
-		if b, err := json.Marshal(t); err == nil {
+		d := Digest{Refused: checkSchemaOnce(verdicts, t)}
+		// One encoding of the tool gives both digests (the schemas are
+		// most of its bytes, and most of the cost of encoding it).
+		b, err := json.Marshal(t)
+		if err == nil {
 			d.Def = sha256.Sum256(b)
+			d.Pin, _ = tooldigest.PinOfDefinition(b)
+		}
+		if d.Pin == "" {
+			d.Pin = tooldigest.Pin(t)
 		}
 		out[t] = d
 	}
