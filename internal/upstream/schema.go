@@ -80,8 +80,9 @@ func rawSchemas(tools []*mcp.Tool) {
 	}
 }
 
-// rawJSON marshals v once; nil and values that cannot be marshalled are
-// left as they are, and a parked schema is unparked.
+// rawJSON marshals v once (marshalSchema: json.Marshal's bytes); nil and
+// values that cannot be marshalled are left as they are, and a parked
+// schema is unparked.
 func rawJSON(v any) any {
 	switch v := v.(type) {
 	case nil, json.RawMessage:
@@ -89,7 +90,7 @@ func rawJSON(v any) any {
 	case parkedSchema:
 		return v.raw
 	}
-	b, err := json.Marshal(v)
+	b, err := marshalSchema(v)
 	if err != nil {
 		return v
 	}
