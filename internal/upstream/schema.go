@@ -29,9 +29,16 @@ func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
 	out := make(map[*mcp.Tool]Digest, len(tools))
 	verdicts := map[string]string{}
 	for _, t := range tools {
-		d := Digest{Pin: tooldigest.Pin(t), Refused: checkSchemaOnce(verdicts, t)}
-		if b, err := json.Marshal(t); err == nil {
+		d := Digest{Refused: checkSchemaOnce(verdicts, t)}
+		// One encoding of the tool gives both digests (the schemas are
+		// most of its bytes, and most of the cost of encoding it).
+		b, err := json.Marshal(t)
+		if err == nil {
 			d.Def = sha256.Sum256(b)
+			d.Pin, _ = tooldigest.PinOfDefinition(b)
+		}
+		if d.Pin == "" {
+			d.Pin = tooldigest.Pin(t)
 		}
 		out[t] = d
 	}
@@ -73,8 +80,9 @@ func rawSchemas(tools []*mcp.Tool) {
 	}
 }
 
-// rawJSON marshals v once; nil and values that cannot be marshalled are
-// left as they are, and a parked schema is unparked.
+// rawJSON marshals v once (marshalSchema: json.Marshal's bytes); nil and
+// values that cannot be marshalled are left as they are, and a parked
+// schema is unparked.
 func rawJSON(v any) any {
 	switch v := v.(type) {
 	case nil, json.RawMessage:
@@ -82,7 +90,7 @@ func rawJSON(v any) any {
 	case parkedSchema:
 		return v.raw
 	}
-	b, err := json.Marshal(v)
+	b, err := marshalSchema(v)
 	if err != nil {
 		return v
 	}

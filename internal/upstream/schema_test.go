@@ -1,10 +1,12 @@
 package upstream
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/tooldigest"
 )
 
 func TestRawSchemasKeepTheSameJSON(t *testing.T) {
@@ -40,5 +42,38 @@ func TestRawSchemasKeepTheSameJSON(t *testing.T) {
 				t.Errorf("JSON changed:\n before %s\n after  %s", before, after)
 			}
 		})
+	}
+}
+
+// TestDigestsAreTheOldComputation holds each digest to how it was computed
+// before one encoding served both: Pin by tooldigest.Pin (the pins on
+// disk), Def by hashing json.Marshal of the tool.
+func TestDigestsAreTheOldComputation(t *testing.T) {
+	var tools []*mcp.Tool
+	for _, def := range []string{
+		`{"name":"a","description":"<b>&</b> caf\u00e9","inputSchema":{"type":"object","properties":{"n":{"type":"number","minimum":1.0,"maximum":1e3,"default":-0}}}}`,
+		`{"name":"b","title":"B","_meta":{"k":"v"},"annotations":{"title":"t","readOnlyHint":true},"inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}`,
+		`{"name":"c","description":""}`,
+	} {
+		var tool mcp.Tool
+		if err := json.Unmarshal([]byte(def), &tool); err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, &tool)
+	}
+	tools = append(tools, &mcp.Tool{Name: "unencodable", InputSchema: map[string]any{"c": make(chan int)}})
+	rawSchemas(tools)
+	got := digests(tools)
+	for _, tool := range tools {
+		if want := tooldigest.Pin(tool); got[tool].Pin != want {
+			t.Errorf("%s: pin %s, want %s", tool.Name, got[tool].Pin, want)
+		}
+		var want [32]byte
+		if b, err := json.Marshal(tool); err == nil {
+			want = sha256.Sum256(b)
+		}
+		if got[tool].Def != want {
+			t.Errorf("%s: definition digest %x, want %x", tool.Name, got[tool].Def, want)
+		}
 	}
 }
