@@ -91,9 +91,13 @@ func (c *Conn) readStream(ctx context.Context, resp *http.Response, want callID,
 // response (a), its end (the last event id and the server's retry delay,
 // to resume from), or a failure that ends the call (err).
 func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID, summary string) (a *answer, last string, delay time.Duration, err error) {
-	defer finishStream(resp.Body)
 	r := takeStreamReader(resp.Body) // pooled (httpbuf.go): nextEvent copies what it keeps
 	defer returnStreamReader(r)
+	defer func() {
+		if a == nil {
+			finishStream(resp.Body)
+		}
+	}()
 	for {
 		evt, rerr := c.nextEvent(r)
 		if rerr != nil {
@@ -121,6 +125,7 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 			return nil, "", 0, connFailure{fmt.Errorf("%s: failed to decode event: %v", summary, err)}
 		}
 		if a != nil {
+			finishStreamAfter(resp.Body)
 			return a, "", 0, nil
 		}
 	}
@@ -142,6 +147,29 @@ func finishStream(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, body)
 	cut.Stop()
 	body.Close()
+}
+
+// finishStreamAfter finishes the stream of an answered call without
+// holding the caller: when the body has already returned its end, what is
+// left is read now (no read can block); otherwise the rest is read by a
+// goroutine of its own, bounded by streamGrace. A go-sdk server writes the
+// chunked terminator after the response, from its handler's goroutine once
+// the response is sent; in about one call in five at one call in flight it
+// comes in a read of its own, which the caller waited for.
+func finishStreamAfter(body io.ReadCloser) {
+	if s, ok := body.(interface{ sourceEnded() bool }); ok && s.sourceEnded() {
+		_, _ = io.Copy(io.Discard, body)
+		body.Close()
+		return
+	}
+	go finishStream(body)
+}
+
+// sourceEnded reports whether the stream under the counter has ended
+// (finishStreamAfter).
+func (s *sseCounter) sourceEnded() bool {
+	e, ok := s.ReadCloser.(interface{ sourceEnded() bool })
+	return ok && e.sourceEnded()
 }
 
 // errEventTooLarge is an event over the message limit: go-sdk fails the
