@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,42 @@ func TestHTTPPostedCallReturnsWhileTheServerKeepsItsStreamOpen(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call still waits for the server to end its stream")
+	}
+}
+
+// TestHTTPPostedCallKeepsItsConnectionWhenTheStreamEndsLater: a stream
+// that ends only after the call has returned (go-sdk's server writes the
+// chunked terminator a moment after the response) is still read to its
+// end, although the caller's context has ended, so that its connection is
+// kept for the next call.
+func TestHTTPPostedCallKeepsItsConnectionWhenTheStreamEndsLater(t *testing.T) {
+	release := make(chan struct{})
+	endLater := toolCallsAnswered(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"later"}]}}`+"\n\n")
+		w.(http.Flusher).Flush()
+		select { // the stream ends once the call has returned
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	c := dial(t, serveHTTPOpts(t, postTestServer(), nil, endLater), Options{})
+	kept := make(chan error, 1)
+	trace := &httptrace.ClientTrace{PutIdleConn: func(err error) { kept <- err }}
+	ctx, cancel := context.WithCancel(httptrace.WithClientTrace(context.Background(), trace))
+	raw, err := c.CallToolRaw(ctx, &fakePeer{}, "echo", json.RawMessage(`{}`), nil)
+	cancel() // as the client's request ends once answered
+	close(release)
+	if err != nil || !strings.Contains(string(raw.JSON), "later") {
+		t.Fatalf("echo = %s, %v; want the response the server sent", raw.JSON, err)
+	}
+	select {
+	case err := <-kept:
+		if err != nil {
+			t.Fatalf("the call's connection was not kept: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call's stream was cut, not read to its end: its connection was not kept")
 	}
 }
 
