@@ -174,12 +174,15 @@ func getenv(env []string) func(string) string {
 // httpClient sends the entry's headers on every request. It has no overall
 // timeout (that would cut streams); the response-header timeout stops an
 // upstream that accepts a request but never answers from blocking weft.
+// It keeps up to 96 idle connections: 64 calls in flight, and room for the
+// few whose stream is still being finished after the call has returned
+// (httpfinish.go), which would otherwise be dialed anew and closed again.
 func (c *Conn) httpClient(order *noteOrder, headers map[string]string) *http.Client {
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: c.opts.DialControl}).DialContext,
 		ResponseHeaderTimeout: c.cfg.Timeout(),
-		MaxIdleConnsPerHost:   64,
+		MaxIdleConnsPerHost:   96,
 		IdleConnTimeout:       90 * time.Second,
 	}
 	return &http.Client{Transport: headerTransport{base: base, headers: headers, order: order, refused: &c.refused, max: c.opts.MaxMessageBytes}}

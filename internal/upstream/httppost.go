@@ -72,10 +72,12 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 	summary := fmt.Sprintf("sending %q", method)
 	ctx, reqs := withServerRequests(ctx)
 	defer reqs.end()
-	resp, err := c.send(ctx, data, summary)
+	hreq := detachedRequest(ctx)
+	defer hreq.end()
+	resp, err := c.send(hreq.ctx, data, summary)
 	if err == nil {
 		var result json.RawMessage
-		result, err = c.readResponse(ctx, resp, id, summary)
+		result, err = c.readResponse(ctx, hreq, resp, id, summary)
 		if err == nil {
 			return result, nil
 		}
@@ -176,7 +178,7 @@ func (c *Conn) sessionGone() {
 }
 
 // readResponse reads the call's response from resp by its content type.
-func (c *Conn) readResponse(ctx context.Context, resp *http.Response, id callID, summary string) (json.RawMessage, error) {
+func (c *Conn) readResponse(ctx context.Context, hreq *postedRequest, resp *http.Response, id callID, summary string) (json.RawMessage, error) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
@@ -194,7 +196,7 @@ func (c *Conn) readResponse(ctx context.Context, resp *http.Response, id callID,
 		}
 		return a.result, a.err
 	case "text/event-stream":
-		return c.readStream(ctx, resp, id, summary)
+		return c.readStream(ctx, hreq, resp, id, summary)
 	}
 	resp.Body.Close()
 	return nil, fmt.Errorf("%s: unsupported content type %q", summary, ct)

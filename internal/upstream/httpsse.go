@@ -52,11 +52,11 @@ func (e sseEvent) empty() bool {
 
 // readStream reads the call's response from an event stream, resuming it
 // as go-sdk does when it ends early.
-func (c *Conn) readStream(ctx context.Context, resp *http.Response, want callID, summary string) (json.RawMessage, error) {
+func (c *Conn) readStream(ctx context.Context, hreq *postedRequest, resp *http.Response, want callID, summary string) (json.RawMessage, error) {
 	var prev string
 	stalled := 0
 	for {
-		a, last, delay, err := c.readEvents(ctx, resp, want, summary)
+		a, last, delay, err := c.readEvents(ctx, hreq, resp, want, summary)
 		if a != nil || err != nil {
 			if a == nil {
 				return nil, err
@@ -71,7 +71,7 @@ func (c *Conn) readStream(ctx context.Context, resp *http.Response, want callID,
 		} else if stalled++; stalled > resumeRetries {
 			return nil, connFailure{fmt.Errorf("%s: exceeded %d retries without progress (session ID: %v)", summary, resumeRetries, c.session.ID())}
 		}
-		resp, err = c.resume(ctx, last, delay)
+		resp, err = c.resume(ctx, hreq.ctx, last, delay)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -90,10 +90,14 @@ func (c *Conn) readStream(ctx context.Context, resp *http.Response, want callID,
 // readEvents reads one response body of the stream until the call's
 // response (a), its end (the last event id and the server's retry delay,
 // to resume from), or a failure that ends the call (err).
-func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID, summary string) (a *answer, last string, delay time.Duration, err error) {
-	defer finishStream(resp.Body)
+func (c *Conn) readEvents(ctx context.Context, hreq *postedRequest, resp *http.Response, want callID, summary string) (a *answer, last string, delay time.Duration, err error) {
 	r := takeStreamReader(resp.Body) // pooled (httpbuf.go): nextEvent copies what it keeps
 	defer returnStreamReader(r)
+	defer func() {
+		if a == nil {
+			finishStream(resp.Body)
+		}
+	}()
 	for {
 		evt, rerr := c.nextEvent(r)
 		if rerr != nil {
@@ -121,17 +125,18 @@ func (c *Conn) readEvents(ctx context.Context, resp *http.Response, want callID,
 			return nil, "", 0, connFailure{fmt.Errorf("%s: failed to decode event: %v", summary, err)}
 		}
 		if a != nil {
+			hreq.finishAnswered(resp.Body)
 			return a, "", 0, nil
 		}
 	}
 }
 
-// streamGrace bounds how long a posted call, done with its stream, waits
+// streamGrace bounds how long a posted call's stream, done with, is read
 // for the server to end it: a stream read to its end lets the connection be
 // reused, and a server ends it right after the response, but closing it is
-// only a SHOULD. go-sdk hands the response on before it drains the stream;
-// weft's caller waits at most this long, and a stream still open then is
-// closed unread (its connection is not reused).
+// only a SHOULD. As go-sdk does, the call's answer goes on first
+// (finishAnswered); a stream still open after this long is closed unread
+// (its connection is not reused).
 const streamGrace = 100 * time.Millisecond
 
 // finishStream reads what is left of a response stream, for at most
@@ -212,7 +217,8 @@ func (c *Conn) nextEvent(r *bufio.Reader) (sseEvent, error) {
 
 // resume opens the stream again after lastID, waiting the server's delay
 // (or go-sdk's backoff) first and retrying a failed GET as go-sdk does.
-func (c *Conn) resume(ctx context.Context, lastID string, delay time.Duration) (*http.Response, error) {
+// ctx is the call's; the GET is made in hctx, the call's request context.
+func (c *Conn) resume(ctx, hctx context.Context, lastID string, delay time.Duration) (*http.Response, error) {
 	if delay <= 0 {
 		delay = backoff(1)
 	}
@@ -228,7 +234,7 @@ func (c *Conn) resume(ctx context.Context, lastID string, delay time.Duration) (
 			return nil, errors.New("connection closed by client during reconnect")
 		case <-t.C:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.poster.url, nil)
+		req, err := http.NewRequestWithContext(hctx, http.MethodGet, c.poster.url, nil)
 		if err != nil {
 			return nil, err
 		}
