@@ -78,6 +78,10 @@ func FuzzCheckMessageMatchesTokenizer(f *testing.F) {
 		`{"params":{"name":"a","Name":"b"}}`, `{"a":[{"b":1,"B":2}]}`, `{"\u0069d":2.5}`,
 		` [`, `{"a":`, `"str"`, `{"\u004e":1,"n":2}`, `{"K":1,"\u212a":2}`, `{"a":{"":1,"":2}}`, `{"ıd":1.5}`, `1e700`, `{"a":1e700,"A":1`,
 		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"A":18}`,
+		// More keys open than the walker's first room for them (nine), a
+		// repeat met deepest, then one met after the deep keys are gone.
+		`{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":{"k":1,"K":2}}}}}}}}}}`,
+		`{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":{"k":1}}}}}}}},"x":1,"B":2}}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -21,28 +21,41 @@ func (c *Conn) listAll(ctx context.Context) error {
 	var toolsErr, resourcesErr, promptsErr error
 	// The lists are independent requests: asked for together, a server
 	// with tools, resources and prompts costs one round trip, not four.
+	// A failed list's error outranks those of the lists after it (tools,
+	// resources, prompts), so its failure ends them rather than waits for
+	// them, as when they were asked for one after another.
+	afterTools, endAfterTools := context.WithCancel(ctx)
+	defer endAfterTools()
+	afterResources, endAfterResources := context.WithCancel(afterTools)
+	defer endAfterResources()
 	var wg sync.WaitGroup
 	if caps.Tools != nil {
 		wg.Go(func() {
-			if inv.Tools, toolsErr = collect(c.session.Tools(ctx, nil)); toolsErr == nil {
-				rawSchemas(inv.Tools)
-				inv.Digests = digests(inv.Tools)
+			if inv.Tools, toolsErr = collect(c.session.Tools(ctx, nil)); toolsErr != nil {
+				endAfterTools()
+				return
 			}
+			rawSchemas(inv.Tools)
+			inv.Digests = digests(inv.Tools)
 		})
 	}
 	if caps.Resources != nil {
-		wg.Go(func() { inv.Resources, resourcesErr = collect(c.session.Resources(ctx, nil)) })
+		wg.Go(func() {
+			if inv.Resources, resourcesErr = collect(c.session.Resources(afterTools, nil)); resourcesErr != nil {
+				endAfterResources()
+			}
+		})
 		wg.Go(func() {
 			var err error
 			// Templates are optional even for servers with resources.
-			if inv.Templates, err = collect(c.session.ResourceTemplates(ctx, nil)); err != nil {
+			if inv.Templates, err = collect(c.session.ResourceTemplates(afterResources, nil)); err != nil {
 				c.logger.Debug("resources/templates/list failed", "err", err)
 				inv.Templates = nil
 			}
 		})
 	}
 	if caps.Prompts != nil {
-		wg.Go(func() { inv.Prompts, promptsErr = collect(c.session.Prompts(ctx, nil)) })
+		wg.Go(func() { inv.Prompts, promptsErr = collect(c.session.Prompts(afterResources, nil)) })
 	}
 	wg.Wait()
 	switch {
