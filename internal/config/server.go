@@ -152,11 +152,22 @@ func (s *Server) Redacted() *Server {
 	for k := range c.Headers {
 		c.Headers[k] = RedactedValue
 	}
-	if u, err := url.Parse(c.Target); err == nil && u.User != nil && u.Host != "" {
-		u.User = url.User(RedactedValue)
-		c.Target = u.String()
-	}
+	c.Target = s.RedactedTarget()
 	return c
+}
+
+// RedactedTarget returns the target with a URL password masked, as
+// Redacted does, without copying the rest of the entry (the admin status
+// asks for it once per server on every poll).
+func (s *Server) RedactedTarget() string {
+	if !strings.Contains(s.Target, "@") {
+		return s.Target // no userinfo to mask
+	}
+	if u, err := url.Parse(s.Target); err == nil && u.User != nil && u.Host != "" {
+		u.User = url.User(RedactedValue)
+		return u.String()
+	}
+	return s.Target
 }
 
 // Fingerprint returns a stable hash of every connection-relevant field

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,6 +63,32 @@ func TestRedacted(t *testing.T) {
 	}
 	if got := (&Server{Target: "npx"}).Redacted(); got.Env != nil || got.Target != "npx" {
 		t.Errorf("plain = %+v", got)
+	}
+}
+
+// TestRedactedTargetMasksAsURLParse: the cheap mask (no parse without an
+// '@') gives what parsing every target gave, with and without a password,
+// an '@' or a URL.
+func TestRedactedTargetMasksAsURLParse(t *testing.T) {
+	parsed := func(target string) string {
+		if u, err := url.Parse(target); err == nil && u.User != nil && u.Host != "" {
+			u.User = url.User(RedactedValue)
+			return u.String()
+		}
+		return target
+	}
+	for _, target := range []string{
+		"npx", "/usr/bin/server", "@scope/pkg", "https://example.com/mcp",
+		"https://user:secret@example.com/mcp", "https://user@example.com/mcp",
+		"https://example.com/a@b", "user:pw@host", "http://[::1]:80/x@y", "%zz@host",
+	} {
+		s := &Server{Target: target}
+		if got, want := s.RedactedTarget(), parsed(target); got != want {
+			t.Errorf("RedactedTarget(%q) = %q, want %q", target, got, want)
+		}
+		if got := s.Redacted().Target; got != s.RedactedTarget() {
+			t.Errorf("Redacted().Target = %q, RedactedTarget = %q", got, s.RedactedTarget())
+		}
 	}
 }
 

@@ -100,7 +100,7 @@ type Status struct {
 // answers it and `weft mcp list` prints it.
 func StatusOf(h *hub.Hub) Status {
 	cat := h.Catalog()
-	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: []string{}, Hidden: []string{}, Exposed: map[string]int{}}
+	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: make([]string, 0, len(cat.Tools)), Hidden: []string{}, Exposed: map[string]int{}}
 	st.count(cat.Tools)
 	return st
 }

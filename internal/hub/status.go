@@ -47,7 +47,7 @@ func (s *server) status() ServerStatus {
 	st := ServerStatus{
 		Name:        s.name,
 		Transport:   s.cfg.Type,
-		Target:      s.cfg.Redacted().Target, // a URL password is masked
+		Target:      s.cfg.RedactedTarget(),
 		Status:      s.state,
 		InFlight:    inflight,
 		Breaker:     br,
