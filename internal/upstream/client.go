@@ -110,15 +110,16 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 			return nil, nil, err
 		}
 		if c.cfg.Type == config.TransportHTTP {
-			client := c.httpClient(order, headers)
+			client, auth := c.httpClient(order, headers), c.oauthHandler()
 			// weft's own POSTs (httppost.go) share the client's connections
-			// and add OAuth as go-sdk's transport does.
-			c.poster = &posted{client: withOAuth(&http.Client{Transport: client.Transport}, c.oauthHandler()), url: c.cfg.Target}
+			// and its OAuth handler (one token, one refresh, one login),
+			// adding it as go-sdk's transport does.
+			c.poster = &posted{client: withOAuth(&http.Client{Transport: client.Transport}, auth), url: c.cfg.Target}
 			return &mcp.StreamableClientTransport{
 				Endpoint:     c.cfg.Target,
 				HTTPClient:   client,
 				MaxEventSize: c.opts.MaxMessageBytes,
-				OAuthHandler: c.oauthHandler(),
+				OAuthHandler: auth,
 			}, nil, nil
 		}
 		return &mcp.SSEClientTransport{
