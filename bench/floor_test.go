@@ -152,6 +152,8 @@ func floorPaths(ctx context.Context, b *testing.B, w *workspace, rev string) []f
 	add("floor-stdio", p, url, "echo")
 	p, url = startFloor("http", upURL)
 	add("floor-http", p, url, "echo")
+	p, url = startFloor("tcp", upURL)
+	add("floor-tcp", p, url, "echo")
 	for _, bin := range floorBins(b, w) {
 		label := filepath.Base(filepath.Dir(bin))
 		if bin == w.weft {
@@ -229,8 +231,10 @@ func TestFloorRelayProcess(t *testing.T) {
 		h = r
 	case "http":
 		h = &httpFloor{target: *floorTarget, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+	case "tcp":
+		h = &tcpFloor{target: *floorTarget}
 	default:
-		t.Fatalf("-floor.relay %q: want stdio or http", *floorMode)
+		t.Fatalf("-floor.relay %q: want stdio, http or tcp", *floorMode)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -249,9 +253,11 @@ func TestFloorRelayProcess(t *testing.T) {
 // response line from its stdout itself (no goroutine between), one call at
 // a time.
 type stdioFloor struct {
-	mu  sync.Mutex
-	in  io.Writer
-	out *bufio.Reader
+	mu   sync.Mutex
+	in   io.Writer
+	out  *bufio.Reader
+	init json.RawMessage // the child's first initialize result, given to every later session
+	done bool            // the child has had its initialized notification
 }
 
 func startStdioFloor(ctx context.Context, bin string) (*stdioFloor, error) {
@@ -290,6 +296,11 @@ func (f *stdioFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.init != nil && env.Method == "initialize" || f.done && env.Method == "notifications/initialized" {
+		f.handshake(w, env.ID)
+		return
+	}
+	f.done = f.done || env.Method == "notifications/initialized"
 	if _, err := f.in.Write(append(body, '\n')); err != nil {
 		w.WriteHeader(http.StatusBadGateway)
 		return
@@ -303,11 +314,27 @@ func (f *stdioFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
 	if env.Method == "initialize" {
+		var res struct{ Result json.RawMessage }
+		_ = json.Unmarshal(line, &res)
+		f.init = res.Result
 		w.Header().Set("Mcp-Session-Id", "floor")
 	}
+	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(line)
+}
+
+// handshake answers a later session's initialize with the child's first
+// result (a stdio child has one session), and its initialized notification
+// after the first with nothing.
+func (f *stdioFloor) handshake(w http.ResponseWriter, id json.RawMessage) {
+	if id == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Mcp-Session-Id", "floor")
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, f.init)
 }
 
 // response reads lines until one is a response (the echo server sends no
@@ -361,4 +388,86 @@ func (f *httpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
+}
+
+// tcpFloor is httpFloor without net/http's client: the request's handler
+// writes the POST on one kept connection to the upstream and reads the
+// response there itself, so no goroutine of a transport stands between
+// (one call at a time; the floor of an HTTP upstream behind net/http's
+// server).
+type tcpFloor struct {
+	target string
+	mu     sync.Mutex
+	conn   net.Conn
+	br     *bufio.Reader
+}
+
+func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	req, err := http.NewRequest(http.MethodPost, f.target, bytes.NewReader(body))
+	if err != nil {
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	for _, k := range floorHeaders {
+		if v := r.Header.Get(k); v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	resp, data, err := f.roundTrip(req)
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	for _, k := range floorHeaders {
+		if v := resp.Header.Get(k); v != "" {
+			w.Header().Set(k, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(data)
+}
+
+// roundTrip writes req on the kept connection (dialled again if it was
+// closed) and reads the whole response.
+func (f *tcpFloor) roundTrip(req *http.Request) (*http.Response, []byte, error) {
+	if f.conn == nil {
+		c, err := net.Dial("tcp", req.URL.Host)
+		if err != nil {
+			return nil, nil, err
+		}
+		f.conn, f.br = c, bufio.NewReader(c)
+	}
+	var buf bytes.Buffer
+	if err := req.Write(&buf); err != nil {
+		return nil, nil, err
+	}
+	if _, err := f.conn.Write(buf.Bytes()); err != nil {
+		f.drop()
+		return nil, nil, err
+	}
+	resp, err := http.ReadResponse(f.br, req)
+	if err != nil {
+		f.drop()
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.Close {
+		f.drop()
+	}
+	return resp, data, err
+}
+
+func (f *tcpFloor) drop() {
+	_ = f.conn.Close()
+	f.conn = nil
 }
