@@ -360,6 +360,15 @@ type httpFloor struct {
 
 var floorHeaders = []string{"Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}
 
+// copyHeaders copies the headers a relay passes on, each way.
+func copyHeaders(dst, src http.Header) {
+	for _, k := range floorHeaders {
+		if v := src.Get(k); v != "" {
+			dst.Set(k, v)
+		}
+	}
+}
+
 func (f *httpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost && r.Method != http.MethodDelete {
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -370,22 +379,14 @@ func (f *httpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
-	for _, k := range floorHeaders {
-		if v := r.Header.Get(k); v != "" {
-			req.Header.Set(k, v)
-		}
-	}
+	copyHeaders(req.Header, r.Header)
 	resp, err := f.client.Do(req)
 	if err != nil {
 		w.WriteHeader(http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
-	for _, k := range floorHeaders {
-		if v := resp.Header.Get(k); v != "" {
-			w.Header().Set(k, v)
-		}
-	}
+	copyHeaders(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
 }
@@ -416,11 +417,7 @@ func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
-	for _, k := range floorHeaders {
-		if v := r.Header.Get(k); v != "" {
-			req.Header.Set(k, v)
-		}
-	}
+	copyHeaders(req.Header, r.Header)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	resp, data, err := f.roundTrip(req)
@@ -428,11 +425,7 @@ func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 		return
 	}
-	for _, k := range floorHeaders {
-		if v := resp.Header.Get(k); v != "" {
-			w.Header().Set(k, v)
-		}
-	}
+	copyHeaders(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(data)
 }
