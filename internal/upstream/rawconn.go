@@ -123,11 +123,28 @@ func resultResponse(msg []byte) (id, result json.RawMessage, ok bool) {
 	if depth(msg) >= messageDepthLimit {
 		return nil, nil, false
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` {
+	if !json.Valid(msg) {
 		return nil, nil, false
 	}
-	id, result = m["id"], m["result"]
+	var version []byte
+	// What json.Unmarshal into a map of the three keys would give: a later
+	// duplicate wins, any other key fails; id and result are msg's bytes.
+	ok = topFields(msg, func(key, value []byte) bool {
+		switch string(key) {
+		case "jsonrpc":
+			version = value
+		case "id":
+			id = value
+		case "result":
+			result = value
+		default:
+			return false
+		}
+		return true
+	})
+	if !ok || string(version) != `"2.0"` {
+		return nil, nil, false
+	}
 	return id, result, len(id) > 0 && len(result) > 0
 }
 
