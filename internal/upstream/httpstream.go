@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -31,12 +32,14 @@ type callID struct {
 	encoded []byte
 }
 
-func newCallID(key string) (callID, error) {
-	id, err := jsonrpc.MakeID(key)
-	if err != nil {
-		return callID{}, err
-	}
-	enc, err := json.Marshal(key)
+// postCallID is the id of weft's n-th posted call: rawIDPrefix and n,
+// which need no escaping, so the encoding is the key in quotes (no
+// json.Marshal on every call).
+func postCallID(n int64) (callID, error) {
+	enc := make([]byte, 0, len(rawIDPrefix)+22)
+	enc = append(append(enc, '"'), rawIDPrefix...)
+	enc = append(strconv.AppendInt(enc, n, 10), '"')
+	id, err := jsonrpc.MakeID(string(enc[1 : len(enc)-1]))
 	return callID{id: id, encoded: enc}, err
 }
 
@@ -199,7 +202,7 @@ type serverRequestsKey struct{}
 
 // withServerRequests gives a posted call made in ctx its serverRequests.
 func withServerRequests(ctx context.Context) (context.Context, *serverRequests) {
-	r := &serverRequests{cancels: map[jsonrpc.ID]context.CancelFunc{}}
+	r := &serverRequests{} // cancels made by the first request: most calls get none
 	return context.WithValue(ctx, serverRequestsKey{}, r), r
 }
 
@@ -213,6 +216,9 @@ func serverRequestsFrom(ctx context.Context) *serverRequests {
 func (r *serverRequests) start(ctx context.Context, m *jsonrpc.Request, answer func(context.Context, *jsonrpc.Request)) {
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
+	if r.cancels == nil {
+		r.cancels = map[jsonrpc.ID]context.CancelFunc{}
+	}
 	r.cancels[m.ID] = cancel
 	r.mu.Unlock()
 	r.wg.Add(1)

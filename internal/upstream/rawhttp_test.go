@@ -107,7 +107,7 @@ func TestHTTPCallToolRawCutByCloseFailsWithErrClosedInFlight(t *testing.T) {
 // another call's response is not taken as this one's.
 func TestHTTPPostReadsResponsesAsGoSDKDoes(t *testing.T) {
 	c := &Conn{logger: quiet()}
-	want, err := newCallID(rawIDPrefix + "1")
+	want, err := postCallID(1)
 	if err != nil {
 		t.Fatal(err)
 	}
