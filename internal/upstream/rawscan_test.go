@@ -62,3 +62,49 @@ func BenchmarkResultResponse(b *testing.B) {
 		}
 	}
 }
+
+// plainResultByStruct is plainResult as it was written with a struct
+// decode: the walk must read every result as it did.
+func plainResultByStruct(raw json.RawMessage) (rawShape, bool) {
+	var shape rawShape
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(raw, &shape) != nil {
+		return shape, false
+	}
+	content := bytes.TrimSpace(shape.Content)
+	inputs := bytes.TrimSpace(shape.InputRequests)
+	return shape, len(content) > 0 && content[0] == '[' && (len(inputs) == 0 || bytes.Equal(inputs, []byte("null")))
+}
+
+func TestPlainResultReadsAsAStructDecode(t *testing.T) {
+	for _, raw := range []string{
+		`{"content":[]}`,
+		`{"content":[{"type":"text","text":"a]}"}],"isError":true}`,
+		` { "content" : [ ] , "isError" : false } `,
+		`{"Content":[],"ISERROR":true}`,
+		`{"content":[],"isError":true,"isError":null}`,
+		`{"content":[],"isError":"yes"}`,
+		`{"content":[],"isError":1}`,
+		`{"content":[],"content":{}}`,
+		`{"content":{},"content":[]}`,
+		`{"content":null}`,
+		`{"content":[],"inputRequests":null}`,
+		`{"content":[],"inputRequests":{"a":{}}}`,
+		`{"content":[],"inputrequests":{}}`,
+		`{"content":[],"structuredContent":{"content":5},"_meta":{}}`,
+		`{"\u0063ontent":[]}`,
+		`{"content\u212a":[]}`,
+		`{"contents":[]}`,
+		`{"content":[]`,
+		`{"content":[]}]`,
+		`{}`,
+		`[]`,
+		``,
+	} {
+		want, wantOK := plainResultByStruct(json.RawMessage(raw))
+		got, ok := plainResult(json.RawMessage(raw))
+		if ok != wantOK || ok && got.IsError != want.IsError {
+			t.Errorf("%s: got %v %v, want %v %v", raw, got.IsError, ok, want.IsError, wantOK)
+		}
+	}
+}
