@@ -41,13 +41,14 @@ func (p *postedRequest) end() {
 }
 
 // finishAnswered finishes the stream of an answered call without holding
-// the caller: when the body has already returned its end, what is left is
+// the caller: when the body has already returned its end (ended, from
+// sourceEnd), what is left is
 // buffered and read now; otherwise a goroutine reads the rest, bounded by
 // streamGrace (finishStream), and then ends the request context. The
 // call's ctx no longer cuts the stream.
-func (p *postedRequest) finishAnswered(body io.ReadCloser) {
+func (p *postedRequest) finishAnswered(body io.ReadCloser, ended bool) {
 	p.stop()
-	if s, ok := body.(interface{ sourceEnded() bool }); ok && s.sourceEnded() {
+	if ended {
 		_, _ = io.Copy(io.Discard, body)
 		body.Close()
 		return
@@ -57,10 +58,4 @@ func (p *postedRequest) finishAnswered(body io.ReadCloser) {
 		defer p.cancel()
 		finishStream(body)
 	}()
-}
-
-// sourceEnded reports whether the stream under the counter has ended.
-func (s *sseCounter) sourceEnded() bool {
-	e, ok := s.ReadCloser.(interface{ sourceEnded() bool })
-	return ok && e.sourceEnded()
 }

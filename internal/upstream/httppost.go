@@ -231,7 +231,7 @@ func (c *Conn) readResponse(ctx context.Context, hreq *postedRequest, resp *http
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to read body: %v", summary, err)}
 		}
-		a, err := c.handleMessage(ctx, body, id)
+		a, err := c.handleMessage(ctx, shallowLong(body), id)
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to decode response: %v", summary, err)}
 		}

@@ -93,14 +93,10 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 }
 
 // handleNote passes a notification to the handler go-sdk's session would
-// call for it. An ordered one is counted as relayed (ordering.go), as the
-// session's middleware counts it.
+// call for it. It is not counted (ordering.go): a posted call's stream is
+// not read through sseCounter, and its notifications are relayed before
+// the call returns.
 func (c *Conn) handleNote(ctx context.Context, m *jsonrpc.Request) {
-	defer func() {
-		if ordered(m.Method) {
-			c.order.gotRelayed()
-		}
-	}()
 	switch m.Method {
 	case "notifications/message":
 		var p mcp.LoggingMessageParams
