@@ -22,6 +22,10 @@ type postedRequest struct {
 	cancel    context.CancelFunc
 	stop      func() bool // stops the call's ctx from cancelling ctx
 	handedOff bool        // the stream's finish owns cancel
+	// reqs are the server's requests on the call's stream, answered for
+	// the call's client (httpstream.go); its cancels map is made by the
+	// first request, as most calls get none.
+	reqs serverRequests
 }
 
 // detachedRequest gives a call made in ctx its request context: ctx's

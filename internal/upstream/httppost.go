@@ -77,9 +77,8 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
 	summary := sendingSummary(method)
-	ctx, reqs := withServerRequests(ctx)
-	defer reqs.end()
 	hreq := detachedRequest(ctx)
+	defer hreq.reqs.end()
 	defer hreq.end()
 	resp, err := c.send(hreq.ctx, data, summary)
 	if err == nil {
@@ -231,7 +230,7 @@ func (c *Conn) readResponse(ctx context.Context, hreq *postedRequest, resp *http
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to read body: %v", summary, err)}
 		}
-		a, err := c.handleMessage(ctx, shallowLong(body), id)
+		a, err := c.handleMessage(ctx, &hreq.reqs, shallowLong(body), id)
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to decode response: %v", summary, err)}
 		}

@@ -53,8 +53,9 @@ type answer struct {
 // call's response is returned; anything else is handled and nil returned.
 // A response with a plain result is read without go-sdk's decode (the
 // same strict reading as the stdio raw path); every other message is
-// decoded by go-sdk's jsonrpc.
-func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*answer, error) {
+// decoded by go-sdk's jsonrpc. The server's requests are answered in
+// reqs' goroutines (inline when reqs is nil).
+func (c *Conn) handleMessage(ctx context.Context, reqs *serverRequests, data []byte, want callID) (*answer, error) {
 	if id, result, ok := resultResponse(data); ok && bytes.Equal(id, want.encoded) {
 		return &answer{result: result}, nil
 	}
@@ -75,7 +76,7 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 		}
 		return &answer{result: m.Result}, nil
 	case *jsonrpc.Request:
-		switch reqs := serverRequestsFrom(ctx); {
+		switch {
 		case m.IsCall() && reqs != nil:
 			reqs.start(ctx, m, c.answerRequest)
 		case m.IsCall():
@@ -192,19 +193,6 @@ type serverRequests struct {
 	mu      sync.Mutex
 	cancels map[jsonrpc.ID]context.CancelFunc
 	wg      sync.WaitGroup
-}
-
-type serverRequestsKey struct{}
-
-// withServerRequests gives a posted call made in ctx its serverRequests.
-func withServerRequests(ctx context.Context) (context.Context, *serverRequests) {
-	r := &serverRequests{} // cancels made by the first request: most calls get none
-	return context.WithValue(ctx, serverRequestsKey{}, r), r
-}
-
-func serverRequestsFrom(ctx context.Context) *serverRequests {
-	r, _ := ctx.Value(serverRequestsKey{}).(*serverRequests)
-	return r
 }
 
 // start answers m with answer in a goroutine, in a context the server's
