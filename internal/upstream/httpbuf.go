@@ -7,9 +7,10 @@ import (
 )
 
 // The read buffers of an HTTP upstream's event streams, pooled: every
-// tools/call weft posts gets its own response stream, read through two
-// 4 KiB buffers (shallowBody's line reader and readEvents'), which were
-// half of what the upstream side of a call allocated.
+// tools/call weft posts gets its own response stream, read through a
+// 4 KiB buffer (readEvents'), and every stream go-sdk reads goes through
+// shallowBody's line reader; unpooled, they were half of what the upstream
+// side of a call allocated.
 
 // streamBuffer is the size of a pooled stream buffer; longer lines are
 // read in pieces.
