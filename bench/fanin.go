@@ -37,6 +37,13 @@ type faninRow struct {
 	// StartCPUMS (weft's); neither counts the upstreams' own CPU.
 	DirectCPUMS float64 `json:"direct_client_cpu_ms"`
 	DirectRatio float64 `json:"direct_ratio"` // ListedMS ÷ DirectMS
+	// LastListMS is the part of ListedMS after every tool is listed in
+	// weft (ListedMS − ActiveMS): the client's one list of the catalog
+	// through weft. The CPU weft and the client (the bench) spent in it
+	// are beside it, to tell whose it is.
+	LastListMS          float64 `json:"last_list_ms"`
+	LastListWeftCPUMS   float64 `json:"last_list_weft_cpu_ms"`
+	LastListClientCPUMS float64 `json:"last_list_client_cpu_ms"`
 }
 
 // fanin runs scenario 2: many stdio upstreams, then many tools over HTTP.
@@ -184,10 +191,11 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 	// figure beside it ends when that client has listed them all through
 	// weft. Both start when the launcher starts (weft's process here, the
 	// children or connects there).
-	if _, err := listTools(ctx, cs); err != nil {
+	if err := lastList(ctx, cs, p.pid(), row); err != nil {
 		return err
 	}
 	row.ListedMS = ms(time.Since(t0))
+	row.LastListMS = row.ListedMS - row.ActiveMS
 	if row.DirectMS > 0 {
 		row.DirectRatio = row.ListedMS / row.DirectMS
 	}
@@ -195,6 +203,20 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 		return err
 	}
 	row.RSSMB, row.PeakRSSMB, err = rss(p.pid())
+	return err
+}
+
+// lastList is the client's list of the whole catalog through weft once
+// weft has listed every tool, with the CPU weft (pid) and the bench spent
+// in it.
+func lastList(ctx context.Context, cs *mcp.ClientSession, pid int, row *faninRow) error {
+	client0, weft0 := readCPU(roles{}).client, row.StartCPUMS
+	if _, err := listTools(ctx, cs); err != nil {
+		return err
+	}
+	row.LastListClientCPUMS = ms(readCPU(roles{}).client - client0)
+	weft1, err := cpuMS(pid)
+	row.LastListWeftCPUMS = weft1 - weft0
 	return err
 }
 
