@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/config"
@@ -349,5 +350,36 @@ func TestKeptPagesCountTheirCursors(t *testing.T) {
 	}
 	if p.size > maxKeptPageBytes {
 		t.Fatalf("kept %d bytes, over the bound of %d", p.size, maxKeptPageBytes)
+	}
+}
+
+// framedResult cuts the result from what go-sdk writes, and leaves
+// anything else to the decode.
+func TestFramedResult(t *testing.T) {
+	jid, err := jsonrpc.MakeID(float64(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: jid, Result: json.RawMessage(`{"tools":[{"name":"a"}],"nextCursor":"x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := jsonrpc.MakeID("7")
+	for _, tc := range []struct {
+		name string
+		data string
+		id   jsonrpc.ID
+		want string // "": not framed
+	}{
+		{"go-sdk's response", string(sdk), jid, `{"tools":[{"name":"a"}],"nextCursor":"x"}`},
+		{"another id", string(sdk), other, ""},
+		{"an error besides", strings.TrimSuffix(string(sdk), "}") + `,"error":{"code":1,"message":"m"}}`, jid, ""},
+		{"an error", `{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}`, jid, ""},
+		{"not an object", `{"jsonrpc":"2.0","id":7,"result":[1]}`, jid, ""},
+	} {
+		got, ok := framedResult([]byte(tc.data), tc.id)
+		if ok != (tc.want != "") || string(got) != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.name, got, ok, tc.want)
+		}
 	}
 }
