@@ -44,6 +44,11 @@ type faninRow struct {
 	LastListMS          float64 `json:"last_list_ms"`
 	LastListWeftCPUMS   float64 `json:"last_list_weft_cpu_ms"`
 	LastListClientCPUMS float64 `json:"last_list_client_cpu_ms"`
+	// ListWeftCPUMS and ListClientCPUMS are the CPU weft and the client
+	// spent per list of the catalog in the repeated lists after it
+	// (ListP50MS), whose pages weft may answer from the first.
+	ListWeftCPUMS   float64 `json:"tools_list_weft_cpu_ms"`
+	ListClientCPUMS float64 `json:"tools_list_client_cpu_ms"`
 }
 
 // fanin runs scenario 2: many stdio upstreams, then many tools over HTTP.
@@ -199,7 +204,7 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 	if row.DirectMS > 0 {
 		row.DirectRatio = row.ListedMS / row.DirectMS
 	}
-	if err := measureList(ctx, url, row, o.listRepeats()); err != nil {
+	if err := measureList(ctx, url, p.pid(), row, o.listRepeats()); err != nil {
 		return err
 	}
 	row.RSSMB, row.PeakRSSMB, err = rss(p.pid())
@@ -238,13 +243,25 @@ func connectInBackground(ctx context.Context, url string) func() (*mcp.ClientSes
 	}
 }
 
-// measureList lists weft's whole catalog k times over HTTP.
-func measureList(ctx context.Context, url string, row *faninRow, k int) error {
+// measureList lists weft's whole catalog k times over HTTP, and the CPU
+// weft (pid) and the client spent per list.
+func measureList(ctx context.Context, url string, pid int, row *faninRow, k int) error {
 	cs, err := connectHTTP(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer cs.Close()
+	weft0, err := cpuMS(pid)
+	if err != nil {
+		return err
+	}
+	client0 := readCPU(roles{}).client
+	defer func() {
+		row.ListClientCPUMS = ms(readCPU(roles{}).client-client0) / float64(k)
+		if weft1, err := cpuMS(pid); err == nil {
+			row.ListWeftCPUMS = (weft1 - weft0) / float64(k)
+		}
+	}()
 	var lat []time.Duration
 	for range k {
 		t0 := time.Now()
