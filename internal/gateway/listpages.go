@@ -50,6 +50,10 @@ type listPages struct {
 	pages map[pageKey][]byte // results by revision and cursor; guarded by mu
 	size  int                // bytes in pages, cursors and results; guarded by mu
 
+	// hint is the largest response go-sdk wrote for a page so far: the
+	// capture of the next starts at that size instead of doubling up to it.
+	hint atomic.Int64
+
 	chainOnce sync.Once
 	chain     mcp.MethodHandler // the face's receiving middleware around a kept page
 }
@@ -133,7 +137,11 @@ func (rl *relay) list(w http.ResponseWriter, r *http.Request, s *relaySession, e
 func (p *listPages) capture(w http.ResponseWriter, key pageKey, jid jsonrpc.ID, pass func(http.ResponseWriter)) {
 	at := p.gen.Load()
 	cw := &pageCapture{ResponseWriter: w}
+	cw.buf.Grow(int(min(p.hint.Load(), maxKeptPageBytes)))
 	pass(cw)
+	if n := int64(cw.buf.Len()); n > p.hint.Load() {
+		p.hint.Store(n) // a race between two captures only leaves a smaller hint
+	}
 	if result := cw.result(jid); result != nil {
 		p.put(at, key, result)
 	}
@@ -267,25 +275,35 @@ func (c *pageCapture) result(jid jsonrpc.ID) []byte {
 	}
 	body := c.buf.Bytes()
 	if !strings.HasPrefix(c.Header().Get("Content-Type"), "text/event-stream") {
-		return responseResult(body, jid)
+		return c.kept(responseResult(body, jid))
 	}
 	for line := range bytes.SplitSeq(body, []byte("\n")) {
 		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 			if res := responseResult(data, jid); res != nil {
-				return res
+				return c.kept(res)
 			}
 		}
 	}
 	return nil
 }
 
-// responseResult decodes data as go-sdk's response to jid and returns a
-// copy of its result; nil for anything else. A response framed as go-sdk
-// frames one is cut from its envelope without decoding the page, which
-// cost the first walk of a catalog more than the pages kept saved it.
+// kept is res to keep: the capture's buffer itself when res fills at
+// least half of it, else a copy, so that what a kept page holds stays
+// within twice what listPages counts for it.
+func (c *pageCapture) kept(res []byte) []byte {
+	if res == nil || 2*len(res) >= c.buf.Cap() {
+		return res
+	}
+	return bytes.Clone(res)
+}
+
+// responseResult decodes data as go-sdk's response to jid and returns its
+// result; nil for anything else. A response framed as go-sdk frames one is
+// cut from its envelope without decoding the page, and the result shares
+// data (the capture's own buffer, not used after); otherwise it is a copy.
 func responseResult(data []byte, jid jsonrpc.ID) []byte {
 	if result, ok := framedResult(data, jid); ok {
-		return bytes.Clone(result)
+		return result
 	}
 	msg, err := jsonrpc.DecodeMessage(data)
 	if err != nil {
