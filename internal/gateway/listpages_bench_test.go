@@ -121,15 +121,7 @@ func walkStateless(b *testing.B, url string, note bool) int {
 			b.Fatal(err)
 		}
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":%s}`, p)
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", newestVersion)
-		req.Header.Set("Mcp-Method", "tools/list")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(newStatelessPost(b, url, "tools/list", body))
 		if err != nil {
 			b.Fatal(err)
 		}
