@@ -60,13 +60,16 @@ func replaceConfig(t *testing.T, path, body string) {
 }
 
 // TestSwapUnderLoadLosesNoCall changes a server's config entry while 100
-// calls to its 2 s tool are in flight: the old process finishes all of
-// them while new calls go to the new one.
+// calls to its slow tool are in flight: the old process finishes all of
+// them while new calls go to the new one. The calls are held until the swap
+// is done (the tool answers once the release file exists), so that the
+// swap happens under load however long it takes on a busy machine.
 func TestSwapUnderLoadLosesNoCall(t *testing.T) {
 	bin := misbehaveBinary(t)
 	marker := newMarker(t)
 	e := newEnv(t)
-	entry := upstreamEntry{args: []string{"--delay", "2s", "--marker", marker}, env: "1"}
+	release := filepath.Join(t.TempDir(), "release")
+	entry := upstreamEntry{args: []string{"--delay", "60s", "--release-file", release, "--marker", marker}, env: "1"}
 	e.writeConfig(t, renderConfig(bin, map[string]upstreamEntry{"slow": entry}))
 	s := e.serve()
 	cs := connect(t, s.url, nil)
@@ -77,7 +80,7 @@ func TestSwapUnderLoadLosesNoCall(t *testing.T) {
 	outcomes := make(chan outcome, n)
 	for range n {
 		go func() {
-			o := timedCall(cs, "slow__slow", nil, 30*time.Second)
+			o := timedCall(cs, "slow__slow", nil, 90*time.Second)
 			done.Add(1)
 			outcomes <- o
 		}()
@@ -90,6 +93,9 @@ func TestSwapUnderLoadLosesNoCall(t *testing.T) {
 	})
 	if d := done.Load(); d != 0 {
 		t.Fatalf("%d calls had ended before the swap; the test must swap under load", d)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	failed := 0
 	for range n {
