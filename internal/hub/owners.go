@@ -122,18 +122,25 @@ func (o *owners) forgetRemoved(roster map[string]string) {
 			o.names[s]++
 		}
 	}
+	var removed map[string]bool
 	for server, n := range o.names {
 		if _, ok := roster[server]; ok && n > 0 {
 			continue
 		}
 		delete(o.names, server)
-		if n == 0 {
-			continue
-		}
-		for name, s := range o.first {
-			if s == server {
-				delete(o.first, name)
+		if n > 0 {
+			if removed == nil {
+				removed = map[string]bool{}
 			}
+			removed[server] = true
+		}
+	}
+	if len(removed) == 0 {
+		return
+	}
+	for name, server := range o.first {
+		if removed[server] {
+			delete(o.first, name)
 		}
 	}
 }
