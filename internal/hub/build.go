@@ -50,28 +50,34 @@ func buildFull(prev *Catalog, sources []source, sep string, maxTools int, reserv
 	winners, single := c.toolWinners(sources, sep, reserved, own, roster, memo)
 	for i, s := range sources {
 		memo.sources[i].start = len(c.Tools)
-		for _, t := range s.inv.Tools {
-			if !toolAllowed(t.Name, s.allowed, s.denied) {
-				continue
-			}
-			name := naming.Join(s.namespace, sep, t.Name)
-			if winners[name] != s.name || c.tools[name] != nil {
-				continue
-			}
-			listed := maxTools <= 0 || len(c.Tools) < maxTools
-			tool := prev.builtAgain(name, s.name, t, listed)
-			if tool == nil {
-				tool = newTool(name, s, t, listed)
-			}
-			c.Tools = append(c.Tools, tool)
-			c.tools[name] = tool
-		}
+		c.addWinners(prev, s, sep, winners, maxTools)
 		memo.sources[i].end = len(c.Tools)
 	}
 	memo.onto = single && inRoster(sources, roster) && (maxTools <= 0 || len(c.Tools) <= maxTools)
 	c.memo = memo
 	c.addOthers(sources, sep)
 	return c
+}
+
+// addWinners adds the tools of s that won their names, listed while within
+// maxTools; a tool of prev built the same is reused.
+func (c *Catalog) addWinners(prev *Catalog, s source, sep string, winners map[string]string, maxTools int) {
+	for _, t := range s.inv.Tools {
+		if !toolAllowed(t.Name, s.allowed, s.denied) {
+			continue
+		}
+		name := naming.Join(s.namespace, sep, t.Name)
+		if winners[name] != s.name || c.tools[name] != nil {
+			continue
+		}
+		listed := maxTools <= 0 || len(c.Tools) < maxTools
+		tool := prev.builtAgain(name, s.name, t, listed)
+		if tool == nil {
+			tool = newTool(name, s, t, listed)
+		}
+		c.Tools = append(c.Tools, tool)
+		c.tools[name] = tool
+	}
 }
 
 // newTool builds the tool exposing server s's definition t as name.

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/weft-dev/weft/internal/naming"
 	"github.com/weft-dev/weft/internal/upstream"
 )
 
@@ -106,7 +105,7 @@ func buildOnto(prev *Catalog, sources []source, sep string, maxTools int, reserv
 		sm.start = len(c.Tools)
 		if r, isNew := refusals[i]; isNew {
 			sm.refusals = r
-			c.addWinners(s, sep, winners)
+			c.addWinners(nil, s, sep, winners, maxTools) // all within maxTools
 		} else {
 			pm := prev.memo.sources[j]
 			j++
@@ -143,22 +142,6 @@ func (m *buildMemo) added(sources []source) (added []int, ok bool) {
 		added = append(added, i)
 	}
 	return added, j == len(m.sources)
-}
-
-// addWinners adds the tools of s that won their names; all are listed.
-func (c *Catalog) addWinners(s source, sep string, winners map[string]string) {
-	for _, t := range s.inv.Tools {
-		if !toolAllowed(t.Name, s.allowed, s.denied) {
-			continue
-		}
-		name := naming.Join(s.namespace, sep, t.Name)
-		if winners[name] != s.name || c.tools[name] != nil {
-			continue
-		}
-		tool := newTool(name, s, t, true)
-		c.Tools = append(c.Tools, tool)
-		c.tools[name] = tool
-	}
 }
 
 // inRoster reports whether every source is a configured server (none is a
