@@ -4,7 +4,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/upstream"
@@ -115,8 +114,7 @@ func buildOnto(prev *Catalog, sources []source, sep string, maxTools int, reserv
 		sm.end = len(c.Tools)
 		c.Clashes = append(c.Clashes, sm.refusals...)
 	}
-	sort.Strings(withheld)
-	c.Clashes = append(c.Clashes, withheld...)
+	c.Clashes = append(c.Clashes, withheld...) // sorted, as decide gives them
 	c.memo = memo
 	c.addOthers(sources, sep)
 	return c
