@@ -28,9 +28,10 @@ func (h *Hub) Add(ctx context.Context, cfg *config.Server) (ServerStatus, error)
 	h.mu.Unlock()
 
 	defer s.markSettled()
-	err := h.connect(ctx, s, s.config())
+	next := h.retryNo(1)
+	err := h.connect(ctx, s, s.config(), next)
 	if err != nil {
-		h.startReconnect(s)
+		h.startReconnect(s, next)
 	}
 	h.rebuild()
 	return s.status(), err
@@ -48,14 +49,15 @@ func (h *Hub) dial(ctx context.Context, s *server, cfg *config.Server) (*upstrea
 }
 
 // connect dials and installs the connection; an older connection is drained
-// in the background.
-func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error {
+// in the background. When the dial fails, next is recorded as the server's
+// coming reconnect attempt; the caller starts it.
+func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server, next retry) error {
 	s.mu.Lock()
 	before := !s.connectedAt.IsZero()
 	s.mu.Unlock()
 	conn, err := h.dial(ctx, s, cfg)
 	if err != nil {
-		s.setFailed(err, time.Time{})
+		s.setFailed(err, next)
 		h.logger.Warn("upstream not connected", "server", s.name, "err", err)
 		h.serverChanged(s, false)
 		return err
@@ -77,7 +79,8 @@ func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server) error 
 // lost handles a session that ended on its own (crash, dropped connection,
 // failed pings): the server is disconnected and reconnected with backoff.
 func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
-	g := s.markLost(conn, err)
+	next := h.retryNo(1)
+	g := s.markLost(conn, err, next)
 	if g == nil {
 		return
 	}
@@ -97,12 +100,32 @@ func (h *Hub) lost(s *server, conn *upstream.Conn, err error) {
 	}()
 	h.serverChanged(s, false)
 	h.rebuild()
-	h.startReconnect(s)
+	h.startReconnect(s, next)
+}
+
+// retry is a reconnect attempt to come: its number (1 for the first after a
+// failure or a loss) and the backoff before it. It is recorded on the server
+// under the same lock as the state that calls for it, so that a status never
+// shows a disconnected server without its next attempt.
+type retry struct {
+	attempt int
+	wait    time.Duration
+}
+
+// retryNo returns attempt n: BackoffMin doubled for each attempt before it,
+// at most BackoffMax, with jitter.
+func (h *Hub) retryNo(n int) retry {
+	delay := h.opts.BackoffMin
+	for i := 1; i < n && delay < h.opts.BackoffMax; i++ {
+		delay *= 2
+	}
+	return retry{attempt: n, wait: jitter(min(delay, h.opts.BackoffMax))}
 }
 
 // startReconnect retries the connection of s with exponential backoff and
-// jitter until it succeeds or the server is removed.
-func (h *Hub) startReconnect(s *server) {
+// jitter, from attempt first (already recorded on s), until it succeeds or
+// the server is removed.
+func (h *Hub) startReconnect(s *server, first retry) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, st := s.snapshot(); h.closed || s.life.Err() != nil || st == StatusNeedsLogin {
@@ -111,18 +134,13 @@ func (h *Hub) startReconnect(s *server) {
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
-		h.reconnectLoop(s)
+		h.reconnectLoop(s, first)
 	}()
 }
 
-func (h *Hub) reconnectLoop(s *server) {
-	delay := h.opts.BackoffMin
-	for attempt := 1; ; attempt++ {
-		wait := jitter(delay)
-		s.mu.Lock()
-		s.retryAt, s.reconnects = time.Now().Add(wait), attempt
-		s.mu.Unlock()
-		timer := time.NewTimer(wait)
+func (h *Hub) reconnectLoop(s *server, r retry) {
+	for {
+		timer := time.NewTimer(r.wait)
 		select {
 		case <-s.life.Done():
 			timer.Stop()
@@ -132,14 +150,15 @@ func (h *Hub) reconnectLoop(s *server) {
 		if _, st := s.snapshot(); st != StatusDisconnected {
 			return // connected meanwhile (a config swap) or draining
 		}
-		if err := h.connect(s.life, s, s.config()); err == nil {
+		next := h.retryNo(r.attempt + 1)
+		if err := h.connect(s.life, s, s.config(), next); err == nil {
 			s.reconnected()
 			h.rebuild()
 			return
 		} else if needsLogin(err) {
 			return
 		}
-		delay = min(delay*2, h.opts.BackoffMax)
+		r = next
 	}
 }
 
@@ -197,14 +216,16 @@ func (h *Hub) failSwap(s *server, err error) {
 		s.retiring = append(s.retiring, old)
 		s.gen = nil
 	}
+	next := h.retryNo(1)
 	s.state, s.lastErr = StatusDisconnected, err.Error()
+	s.scheduleLocked(next)
 	s.mu.Unlock()
 	if old != nil {
 		h.retireInBackground(s, old)
 	}
 	h.serverChanged(s, false)
 	h.rebuild()
-	h.startReconnect(s)
+	h.startReconnect(s, next)
 }
 
 // retireInBackground drains an old connection and closes it.

@@ -49,8 +49,11 @@ func (h *Hub) loginsChanged() {
 		conn, st := s.snapshot()
 		switch {
 		case st == StatusNeedsLogin:
-			if err := h.connect(s.life, s, s.config()); err == nil {
+			next := h.retryNo(1)
+			if err := h.connect(s.life, s, s.config(), next); err == nil {
 				h.rebuild()
+			} else {
+				h.startReconnect(s, next) // unless the login was refused again
 			}
 		case st == StatusActive && conn != nil:
 			ctx, cancel := context.WithTimeout(s.life, s.config().Timeout())

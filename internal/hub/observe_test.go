@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,5 +144,71 @@ func TestObserverSeesServerRemovedAndReconnected(t *testing.T) {
 	defer rec.mu.Unlock()
 	if last := rec.servers[len(rec.servers)-1]; last.Status != hub.StatusRemoved {
 		t.Fatalf("last event %+v, want removed", last)
+	}
+}
+
+// retryWatcher reads the server's status each time the hub reports it
+// disconnected, as `weft mcp list` or the dashboard may at that moment.
+type retryWatcher struct {
+	recorder
+	h       atomic.Pointer[hub.Hub]
+	mu      sync.Mutex
+	seen    []hub.ServerStatus
+	missing []hub.ServerStatus
+}
+
+func (w *retryWatcher) ServerChanged(ev hub.ServerEvent) {
+	h := w.h.Load()
+	if h == nil || ev.Status != hub.StatusDisconnected {
+		return
+	}
+	st, err := h.Get(ev.Name)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, st)
+	if st.Status == hub.StatusDisconnected && (st.NextRetry.IsZero() || st.Reconnects < 1) {
+		w.missing = append(w.missing, st)
+	}
+}
+
+// A disconnected server's status names its next reconnect attempt from the
+// moment it is disconnected: after a failed first connection, after a lost
+// connection, and after a failed reconnect attempt.
+func TestDisconnectedStatusNamesItsNextRetry(t *testing.T) {
+	w := &retryWatcher{}
+	h := newHub(t, hub.Options{Observer: w, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
+		Upstream: upstream.Options{KeepAlive: 50 * time.Millisecond}})
+	w.h.Store(h)
+
+	sw := &switchable{srv: upstreamServer("s", "hold", nil)}
+	srv := startHTTP(t, sw)
+	add(t, h, httpServer("s", srv.URL))
+	sw.set(upstreamServer("s", "hold", nil), true) // down: pings and reconnects fail
+	srv.CloseClientConnections()
+	await(t, "a failed reconnect after the loss", func() bool {
+		st := status(t, h, "s")
+		return st.Status == hub.StatusDisconnected && st.Reconnects >= 2
+	})
+	sw.set(upstreamServer("s", "hold", nil), false)
+	await(t, "active again", func() bool { return status(t, h, "s").Status == hub.StatusActive })
+
+	refused := httpServer("never", "http://127.0.0.1:1/mcp")
+	if _, err := h.Add(context.Background(), refused); err == nil {
+		t.Fatal("adding a server nobody listens for succeeded")
+	}
+	if st := status(t, h, "never"); st.NextRetry.IsZero() || st.Reconnects != 1 {
+		t.Fatalf("a server whose first connection failed: %+v, want its first reconnect attempt named", st)
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.seen) < 3 {
+		t.Fatalf("saw %d disconnected events, want the loss, a failed reconnect and the failed add", len(w.seen))
+	}
+	if len(w.missing) > 0 {
+		t.Fatalf("disconnected without its next attempt: %+v", w.missing[0])
 	}
 }

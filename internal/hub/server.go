@@ -160,22 +160,28 @@ func (s *server) setActive(conn *upstream.Conn) (old *generation, ok bool) {
 	return old, true
 }
 
-// setFailed records a failed connection attempt.
-func (s *server) setFailed(err error, retryAt time.Time) {
+// setFailed records a failed connection attempt and the attempt to come.
+func (s *server) setFailed(err error, next retry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state != StatusDraining && s.gen == nil {
 		s.state = StatusDisconnected
 	}
-	s.lastErr, s.retryAt = err.Error(), retryAt
+	s.lastErr = err.Error()
+	s.scheduleLocked(next)
 	if needsLogin(err) && s.gen == nil && s.state != StatusDraining {
 		s.state, s.lastErr = StatusNeedsLogin, needsLoginError(s.name).Error()
 	}
 }
 
+// scheduleLocked records the coming reconnect attempt; s.mu is held.
+func (s *server) scheduleLocked(next retry) {
+	s.retryAt, s.reconnects = time.Now().Add(next.wait), next.attempt
+}
+
 // markLost records the unexpected end of connection conn and returns its
 // generation for closing, or nil if conn is no longer current.
-func (s *server) markLost(conn *upstream.Conn, err error) *generation {
+func (s *server) markLost(conn *upstream.Conn, err error, next retry) *generation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gen == nil || s.gen.conn != conn || s.state == StatusDraining {
@@ -183,6 +189,7 @@ func (s *server) markLost(conn *upstream.Conn, err error) *generation {
 	}
 	g := s.gen
 	s.gen, s.state, s.lastErr = nil, StatusDisconnected, err.Error()
+	s.scheduleLocked(next)
 	return g
 }
 

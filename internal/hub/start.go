@@ -77,8 +77,9 @@ func (h *Hub) slowStart(s *server, slots chan struct{}) {
 // Start; it ends early when the server is removed or the hub closes. The
 // caller then hands s to arrive, which builds the catalog and settles s.
 func (h *Hub) firstConnect(s *server) {
-	if err := h.connect(s.life, s, s.config()); err != nil {
-		h.startReconnect(s)
+	next := h.retryNo(1)
+	if err := h.connect(s.life, s, s.config(), next); err != nil {
+		h.startReconnect(s, next)
 	}
 }
 

@@ -26,6 +26,31 @@ type rawShape struct {
 	InputRequests json.RawMessage `json:"inputRequests"`
 }
 
+// field reads one top-level field of a result into the shape as
+// json.Unmarshal into the struct would (keys matched ignoring case, a
+// later one winning; isError a bool or null), without its allocations
+// (topFields); the raw values are the result's bytes. It reports false
+// where json.Unmarshal would fail.
+func (s *rawShape) field(key, value []byte) bool {
+	switch {
+	case bytes.EqualFold(key, []byte("content")):
+		s.Content = value
+	case bytes.EqualFold(key, []byte("inputRequests")):
+		s.InputRequests = value
+	case bytes.EqualFold(key, []byte("isError")):
+		switch string(value) {
+		case "true":
+			s.IsError = true
+		case "false":
+			s.IsError = false
+		case "null":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // CallToolRaw is CallTool with the result as JSON. On a stdio connection
 // with a legacy revision the result travels as the upstream sent it (see
 // rawConn), skipping go-sdk's typed decode of the result and its content;
@@ -93,7 +118,7 @@ func (c *Conn) writeToolCall(ctx context.Context, params json.RawMessage) (json.
 func plainResult(raw json.RawMessage) (rawShape, bool) {
 	var shape rawShape
 	b := bytes.TrimLeft(raw, " \t\r\n")
-	if len(b) == 0 || b[0] != '{' || json.Unmarshal(raw, &shape) != nil {
+	if len(b) == 0 || b[0] != '{' || !json.Valid(raw) || !topFields(raw, shape.field) {
 		return shape, false
 	}
 	content := bytes.TrimSpace(shape.Content)

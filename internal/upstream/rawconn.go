@@ -113,24 +113,6 @@ func (c *rawConn) take(msg []byte) bool {
 	return true
 }
 
-// resultResponse reads msg as go-sdk would read a response with a result:
-// exactly the keys jsonrpc ("2.0"), id and result, matched case-sensitively
-// (encoding/json would fold "ID" or "RESULT" into a struct's fields), nested
-// less deeply than go-sdk reads. Anything else is left to go-sdk. Both raw
-// paths (stdio lines and HTTP streams) take their results through it, so
-// they accept the same messages.
-func resultResponse(msg []byte) (id, result json.RawMessage, ok bool) {
-	if depth(msg) >= messageDepthLimit {
-		return nil, nil, false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` {
-		return nil, nil, false
-	}
-	id, result = m["id"], m["result"]
-	return id, result, len(id) > 0 && len(result) > 0
-}
-
 // deliver hands resp to the call waiting for key, if any.
 func (c *rawConn) deliver(key string, resp *jsonrpc.Response) {
 	c.mu.Lock()
