@@ -72,6 +72,9 @@ type connCap struct {
 
 	mu    sync.Mutex
 	conns map[net.Conn]connEntry // guarded by mu
+	// shutdown is set by closeSilent: a connection reported new after it
+	// (accepted just before the listener closed) is closed at once.
+	shutdown bool // guarded by mu
 }
 
 type connEntry struct {
@@ -92,7 +95,10 @@ func (c *connCap) track(conn net.Conn, state http.ConnState) {
 		delete(c.conns, conn)
 	default:
 		c.conns[conn] = connEntry{state: state, since: time.Now()}
-		if state == http.StateNew && len(c.conns) > c.max {
+		switch {
+		case state == http.StateNew && c.shutdown:
+			victim = conn
+		case state == http.StateNew && len(c.conns) > c.max:
 			victim = c.oldestIdleLocked(conn)
 			delete(c.conns, victim)
 		}
@@ -126,9 +132,12 @@ func (c *connCap) oldestIdleLocked(fresh net.Conn) net.Conn {
 	return fresh
 }
 
-// closeSilent closes every connection that has not sent a request yet.
+// closeSilent closes every connection that has not sent a request yet, and
+// those reported new from now on: Shutdown runs it while Serve's loop may
+// still report one it accepted before the listener closed.
 func (c *connCap) closeSilent() {
 	c.mu.Lock()
+	c.shutdown = true
 	var silent []net.Conn
 	for conn, e := range c.conns {
 		if e.state == http.StateNew {

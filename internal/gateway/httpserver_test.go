@@ -250,3 +250,19 @@ func TestShutdownClosesSilentConnections(t *testing.T) {
 		t.Fatalf("the silent connection after Shutdown: read %d bytes, %v; want EOF", n, err)
 	}
 }
+
+// TestConnCapClosesSilentAcceptedDuringShutdown: Shutdown's hook may run
+// while Serve's loop holds a connection it accepted just before the
+// listener closed but has not reported yet; that connection, reported new
+// after closeSilent ran, is closed too, else Shutdown waits 5 s for it.
+func TestConnCapClosesSilentAcceptedDuringShutdown(t *testing.T) {
+	c := newConnCap(8)
+	c.closeSilent() // Shutdown's hook, before the late connection is reported
+	late, peer := net.Pipe()
+	t.Cleanup(func() { late.Close(); peer.Close() })
+	c.track(late, http.StateNew)
+	_ = peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := peer.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("a connection reported new after Shutdown began: read %d bytes, %v; want it closed (EOF)", n, err)
+	}
+}
