@@ -124,7 +124,7 @@ func TestBuildOntoIsTheFullBuild(t *testing.T) {
 		full, inc := newBuildWorld(), newBuildWorld()
 		for range 12 {
 			steps++
-			evolve(r, servers, roster, ns, inv, up, []*fakeApprovals{full.appr, inc.appr})
+			evolve(r, servers, namespaces, roster, ns, inv, up, []*fakeApprovals{full.appr, inc.appr})
 			var sources []source
 			for _, s := range servers {
 				if !up[s] {
@@ -133,6 +133,9 @@ func TestBuildOntoIsTheFullBuild(t *testing.T) {
 				src := source{name: s, namespace: ns[s], inv: inv[s]}
 				if s == "f" && r.IntN(3) == 0 {
 					src.denied = []string{"t*"}
+				}
+				if s == "e" && r.IntN(3) == 0 {
+					src.allowed = []string{"t1", "x__t", "z"}
 				}
 				sources = append(sources, src)
 			}
@@ -151,6 +154,7 @@ func TestBuildOntoIsTheFullBuild(t *testing.T) {
 			if !maps.Equal(inc.own.first, full.own.first) {
 				t.Fatalf("seed %d: owners %v, in full %v", seed, inc.own.first, full.own.first)
 			}
+			checkNameCounts(t, seed, inc.own)
 			sort.Strings(inc.appr.claims)
 			sort.Strings(full.appr.claims)
 			if !slices.Equal(inc.appr.claims, full.appr.claims) {
@@ -163,10 +167,28 @@ func TestBuildOntoIsTheFullBuild(t *testing.T) {
 	}
 }
 
+// checkNameCounts fails unless own's names count first's names by server
+// (a count that is off would keep a removed server's names, or free a
+// configured one's).
+func checkNameCounts(t *testing.T, seed uint64, own *owners) {
+	t.Helper()
+	want := map[string]int{}
+	for _, s := range own.first {
+		want[s]++
+	}
+	got := maps.Clone(own.names)
+	maps.DeleteFunc(got, func(_ string, n int) bool { return n == 0 })
+	if !maps.Equal(got, want) {
+		t.Fatalf("seed %d: names counted %v, first holds %v", seed, own.names, want)
+	}
+}
+
 // evolve changes the world between two builds: mostly servers arriving,
-// sometimes one re-listing, leaving (or draining: up but not configured),
-// coming back, or an approval changing.
-func evolve(r *rand.Rand, servers []string, roster, ns map[string]string, inv map[string]upstream.Inventory, up map[string]bool, approvals []*fakeApprovals) {
+// sometimes one re-listing (all new, a refusal turned, or the pin filter
+// keeping fewer of the same definitions), leaving (or draining: up but not
+// configured), coming back, its prefix changed by a reload, or an approval
+// changing.
+func evolve(r *rand.Rand, servers []string, namespaces map[string][]string, roster, ns map[string]string, inv map[string]upstream.Inventory, up map[string]bool, approvals []*fakeApprovals) {
 	s := servers[r.IntN(len(servers))]
 	switch k := r.IntN(10); {
 	case k < 6:
@@ -183,6 +205,17 @@ func evolve(r *rand.Rand, servers []string, roster, ns map[string]string, inv ma
 		d.Refused = map[bool]string{true: "", false: "invalid schema"}[d.Refused != ""]
 		relisted.Digests[t] = d
 		inv[s] = relisted
+	case k == 7 && up[s] && r.IntN(3) == 0 && len(inv[s].Tools) > 1: // the pin filter withholds one
+		filtered := inv[s]
+		drop := r.IntN(len(filtered.Tools))
+		filtered.Tools = slices.Delete(slices.Clone(filtered.Tools), drop, drop+1)
+		inv[s] = filtered
+	case k == 7 && r.IntN(2) == 0: // a reload changes the prefix, not the server list
+		opts := namespaces[s]
+		ns[s] = opts[r.IntN(len(opts))]
+		if _, ok := roster[s]; ok {
+			roster[s] = ns[s]
+		}
 	case k == 7:
 		up[s] = false
 	case k == 8:
