@@ -37,6 +37,18 @@ type faninRow struct {
 	// StartCPUMS (weft's); neither counts the upstreams' own CPU.
 	DirectCPUMS float64 `json:"direct_client_cpu_ms"`
 	DirectRatio float64 `json:"direct_ratio"` // ListedMS ÷ DirectMS
+	// LastListMS is the part of ListedMS after every tool is listed in
+	// weft (ListedMS − ActiveMS): the client's one list of the catalog
+	// through weft. The CPU weft and the client (the bench) spent in it
+	// are beside it, to tell whose it is.
+	LastListMS          float64 `json:"last_list_ms"`
+	LastListWeftCPUMS   float64 `json:"last_list_weft_cpu_ms"`
+	LastListClientCPUMS float64 `json:"last_list_client_cpu_ms"`
+	// ListWeftCPUMS and ListClientCPUMS are the CPU weft and the client
+	// spent per list of the catalog in the repeated lists after it
+	// (ListP50MS), whose pages weft may answer from the first.
+	ListWeftCPUMS   float64 `json:"tools_list_weft_cpu_ms"`
+	ListClientCPUMS float64 `json:"tools_list_client_cpu_ms"`
 }
 
 // fanin runs scenario 2: many stdio upstreams, then many tools over HTTP.
@@ -184,17 +196,32 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 	// figure beside it ends when that client has listed them all through
 	// weft. Both start when the launcher starts (weft's process here, the
 	// children or connects there).
-	if _, err := listTools(ctx, cs); err != nil {
+	if err := lastList(ctx, cs, p.pid(), row); err != nil {
 		return err
 	}
 	row.ListedMS = ms(time.Since(t0))
+	row.LastListMS = row.ListedMS - row.ActiveMS
 	if row.DirectMS > 0 {
 		row.DirectRatio = row.ListedMS / row.DirectMS
 	}
-	if err := measureList(ctx, url, row, o.listRepeats()); err != nil {
+	if err := measureList(ctx, url, p.pid(), row, o.listRepeats()); err != nil {
 		return err
 	}
 	row.RSSMB, row.PeakRSSMB, err = rss(p.pid())
+	return err
+}
+
+// lastList is the client's list of the whole catalog through weft once
+// weft has listed every tool, with the CPU weft (pid) and the bench spent
+// in it.
+func lastList(ctx context.Context, cs *mcp.ClientSession, pid int, row *faninRow) error {
+	client0, weft0 := readCPU(roles{}).client, row.StartCPUMS
+	if _, err := listTools(ctx, cs); err != nil {
+		return err
+	}
+	row.LastListClientCPUMS = ms(readCPU(roles{}).client - client0)
+	weft1, err := cpuMS(pid)
+	row.LastListWeftCPUMS = weft1 - weft0
 	return err
 }
 
@@ -216,13 +243,25 @@ func connectInBackground(ctx context.Context, url string) func() (*mcp.ClientSes
 	}
 }
 
-// measureList lists weft's whole catalog k times over HTTP.
-func measureList(ctx context.Context, url string, row *faninRow, k int) error {
+// measureList lists weft's whole catalog k times over HTTP, and the CPU
+// weft (pid) and the client spent per list.
+func measureList(ctx context.Context, url string, pid int, row *faninRow, k int) error {
 	cs, err := connectHTTP(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer cs.Close()
+	weft0, err := cpuMS(pid)
+	if err != nil {
+		return err
+	}
+	client0 := readCPU(roles{}).client
+	defer func() {
+		row.ListClientCPUMS = ms(readCPU(roles{}).client-client0) / float64(k)
+		if weft1, err := cpuMS(pid); err == nil {
+			row.ListWeftCPUMS = (weft1 - weft0) / float64(k)
+		}
+	}()
 	var lat []time.Duration
 	for range k {
 		t0 := time.Now()

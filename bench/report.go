@@ -129,10 +129,11 @@ func printReport(w io.Writer, r *result) {
 	}
 	printCosts(tw, r.Overhead)
 	if len(r.Fanin) > 0 {
-		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tweft CPU ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\tclient listed ms\tdirect listed ms\tweft ÷ direct\tdirect client CPU ms\t")
+		fmt.Fprintln(tw, "\n2. fan-in\tupstreams\ttools listed\tstart→all active ms\tweft CPU ms\tslowest single ms\tratio\tweft RSS MB\tpeak RSS MB\ttools/list p50 ms\ttools/list max ms\tclient listed ms\tdirect listed ms\tweft ÷ direct\tdirect client CPU ms\tlast list ms\tits weft / client CPU ms\tper tools/list weft / client CPU ms\t")
 		for _, f := range r.Fanin {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.1f×\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f×\t%.0f\t\n", f.Label, f.Upstreams, f.ToolsListed,
-				f.ActiveMS, f.StartCPUMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS, f.ListedMS, f.DirectMS, f.DirectRatio, f.DirectCPUMS)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.1f×\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f×\t%.0f\t%.0f\t%.0f / %.0f\t%.1f / %.1f\t\n", f.Label, f.Upstreams, f.ToolsListed,
+				f.ActiveMS, f.StartCPUMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS, f.ListedMS, f.DirectMS, f.DirectRatio, f.DirectCPUMS,
+				f.LastListMS, f.LastListWeftCPUMS, f.LastListClientCPUMS, f.ListWeftCPUMS, f.ListClientCPUMS)
 		}
 	}
 	if len(r.Churn) > 0 {

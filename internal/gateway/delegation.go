@@ -40,9 +40,8 @@ func ParseDepth(v string) int { return depth.Parse(v) }
 func (g *Gateway) delegate(meta mcp.Meta) (mcp.Meta, error) {
 	d := g.opts.Delegation
 	next, err := depth.Next(d.Depth, metaDepth(meta), d.Max)
-	var de *depth.Error
-	if errors.As(err, &de) {
-		return nil, fmt.Errorf("%w: this call already passed through %d wefts and security.max_delegation_depth is %d; weft refuses to forward it (is weft reaching itself through another agent?)", ErrDelegationDepth, de.Depth, de.Max)
+	if err != nil {
+		return nil, refusedDepth(err)
 	}
 	out := make(mcp.Meta, len(meta)+1)
 	for k, v := range meta {
@@ -50,6 +49,17 @@ func (g *Gateway) delegate(meta mcp.Meta) (mcp.Meta, error) {
 	}
 	out[DelegationMetaKey] = next
 	return out, nil
+}
+
+// refusedDepth words depth.Next's refusal. Out of delegate: the
+// errors.As target escapes to the heap, which no forwarded call should
+// pay for.
+func refusedDepth(err error) error {
+	var de *depth.Error
+	if errors.As(err, &de) {
+		return fmt.Errorf("%w: this call already passed through %d wefts and security.max_delegation_depth is %d; weft refuses to forward it (is weft reaching itself through another agent?)", ErrDelegationDepth, de.Depth, de.Max)
+	}
+	return err
 }
 
 // metaDepth reads the in-band depth.

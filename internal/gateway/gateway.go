@@ -94,6 +94,7 @@ type Gateway struct {
 	// the relay (relay.go); toolDefs their definitions by name, for
 	// tools/list (toolstubs.go); written by sync.
 	listedTools atomic.Pointer[map[string]bool]
+	statusTail  atomic.Pointer[encodedCatalogStatus] // statusjson.go
 	toolDefs    atomic.Pointer[map[string]*mcp.Tool]
 	relayChain  mcp.MethodHandler // see relay.go
 	pages       listPages         // tools/list pages as go-sdk answered them; see listpages.go

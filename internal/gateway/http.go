@@ -100,7 +100,14 @@ type Status struct {
 // answers it and `weft mcp list` prints it.
 func StatusOf(h *hub.Hub) Status {
 	cat := h.Catalog()
-	st := Status{Servers: h.List(), Clashes: cat.Clashes, Listed: make([]string, 0, len(cat.Tools)), Hidden: []string{}, Exposed: map[string]int{}}
+	st := catalogStatusOf(cat)
+	st.Servers = h.List()
+	return st
+}
+
+// catalogStatusOf is the catalog's part of the status.
+func catalogStatusOf(cat *hub.Catalog) Status {
+	st := Status{Clashes: cat.Clashes, Listed: make([]string, 0, len(cat.Tools)), Hidden: []string{}, Exposed: map[string]int{}}
 	st.count(cat.Tools)
 	return st
 }
@@ -117,17 +124,25 @@ func (st *Status) count(tools []*hub.Tool) {
 	}
 }
 
+// serveStatus answers StatusOf, with each per-user server's users. The
+// catalog's part is encoded once per catalog (statusjson.go).
 func (g *Gateway) serveStatus(w http.ResponseWriter, _ *http.Request) {
-	st := StatusOf(g.hub)
+	cat := g.hub.Catalog()
+	servers := g.hub.List()
 	if g.opts.PerUser != nil {
 		users := g.opts.PerUser()
-		for i := range st.Servers {
-			st.Servers[i].PerUser = users[st.Servers[i].Name]
+		for i := range servers {
+			servers[i].PerUser = users[servers[i].Name]
 		}
+	}
+	body, err := g.statusJSON(cat, servers)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
 	}
 	g.setConfigETag(w)
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(st)
+	_, _ = w.Write(body)
 }
 
 func (g *Gateway) serveDetail(w http.ResponseWriter, r *http.Request) {

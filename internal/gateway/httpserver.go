@@ -25,12 +25,17 @@ func NewHTTPServer(h http.Handler, o HTTPOptions) *http.Server {
 func newHTTPServer(h http.Handler, o HTTPOptions) (*http.Server, *connCap) {
 	o = o.withDefaults()
 	caps := newConnCap(o.MaxConnections)
-	return &http.Server{
+	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       o.IdleTimeout,
 		ConnState:         caps.track,
-	}, caps
+	}
+	// Shutdown counts a connection that has not sent a request as idle only
+	// once it is 5 s old: an HTTP client's spare connection, or a browser's
+	// preconnect, would hold weft's exit that long.
+	srv.RegisterOnShutdown(caps.closeSilent)
+	return srv, caps
 }
 
 // withDefaults fills the zero fields from config's defaults.
@@ -119,6 +124,21 @@ func (c *connCap) oldestIdleLocked(fresh net.Conn) net.Conn {
 		}
 	}
 	return fresh
+}
+
+// closeSilent closes every connection that has not sent a request yet.
+func (c *connCap) closeSilent() {
+	c.mu.Lock()
+	var silent []net.Conn
+	for conn, e := range c.conns {
+		if e.state == http.StateNew {
+			silent = append(silent, conn)
+		}
+	}
+	c.mu.Unlock()
+	for _, conn := range silent {
+		_ = conn.Close() // the server sees the close and reports StateClosed
+	}
 }
 
 // open reports how many connections are tracked (tests).

@@ -210,3 +210,43 @@ func TestConnCapClosesSilentBeforeIdle(t *testing.T) {
 		t.Fatal("an active connection was closed")
 	}
 }
+
+// TestShutdownClosesSilentConnections: a connection that never sent a
+// request (an HTTP client's spare one, a browser's preconnect) does not hold
+// Shutdown, which on its own waits 5 s for it; Shutdown closes it and
+// returns well within a 2 s deadline.
+func TestShutdownClosesSilentConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := newHTTPServer(http.NotFoundHandler(), HTTPOptions{})
+	accepted := make(chan struct{}, 1)
+	track := srv.ConnState
+	srv.ConnState = func(c net.Conn, s http.ConnState) {
+		track(c, s)
+		if s == http.StateNew {
+			accepted <- struct{}{}
+		}
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	silent, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	<-accepted
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a silent connection open: %v, want it closed at once", err)
+	}
+	if err := <-served; err != http.ErrServerClosed {
+		t.Fatalf("Serve: %v", err)
+	}
+	_ = silent.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := silent.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("the silent connection after Shutdown: read %d bytes, %v; want EOF", n, err)
+	}
+}

@@ -22,6 +22,11 @@ import (
 // answered a stateful session, by its cursor, until the face's tools next
 // change, and answers the same request from it as application/json.
 //
+// A 2026-07-28 request has no session: go-sdk's stateless handler answers
+// it, with a result that also carries the result type, cache hints and the
+// server's info. Those pages are kept apart, by revision and cursor
+// (liststateless.go).
+//
 // go-sdk stays the source of truth: a kept page is a copy of the result
 // go-sdk wrote for that cursor, so it lists the same tools (built-ins, the
 // agent's view, no search-only tools) in the same order and page size.
@@ -41,20 +46,28 @@ type listPages struct {
 	gen atomic.Uint64
 
 	mu    sync.Mutex
-	at    uint64            // the generation of pages; guarded by mu
-	pages map[string][]byte // results by cursor; guarded by mu
-	size  int               // bytes in pages, cursors and results; guarded by mu
+	at    uint64             // the generation of pages; guarded by mu
+	pages map[pageKey][]byte // results by revision and cursor; guarded by mu
+	size  int                // bytes in pages, cursors and results; guarded by mu
+
+	// hint is the largest response go-sdk wrote for a page so far: the
+	// capture of the next starts at that size instead of doubling up to it.
+	hint atomic.Int64
 
 	chainOnce sync.Once
 	chain     mcp.MethodHandler // the face's receiving middleware around a kept page
 }
 
+// pageKey names a kept page: the revision of a stateless request ("" for a
+// session's) and the cursor.
+type pageKey struct{ rev, cursor string }
+
 // changing and changed bracket a change of the face's tools (sync).
 func (p *listPages) changing() { p.gen.Add(1) }
 func (p *listPages) changed()  { p.gen.Add(1) }
 
-// get returns the kept result for cursor in the current generation.
-func (p *listPages) get(cursor string) ([]byte, bool) {
+// get returns the kept result for key in the current generation.
+func (p *listPages) get(key pageKey) ([]byte, bool) {
 	gen := p.gen.Load()
 	if gen&1 == 1 {
 		return nil, false
@@ -64,26 +77,26 @@ func (p *listPages) get(cursor string) ([]byte, bool) {
 	if p.at != gen {
 		return nil, false
 	}
-	res, ok := p.pages[cursor]
+	res, ok := p.pages[key]
 	return res, ok
 }
 
-// put keeps result for cursor, answered by go-sdk in generation at, if the
+// put keeps result for key, answered by go-sdk in generation at, if the
 // face's tools have not changed since.
-func (p *listPages) put(at uint64, cursor string, result []byte) {
+func (p *listPages) put(at uint64, key pageKey, result []byte) {
 	if at&1 == 1 || p.gen.Load() != at {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.at != at || p.pages == nil {
-		p.at, p.pages, p.size = at, map[string][]byte{}, 0
+		p.at, p.pages, p.size = at, map[pageKey][]byte{}, 0
 	}
-	kept := len(cursor) + len(result) // a cursor can be as large as a body
-	if _, ok := p.pages[cursor]; ok || p.size+kept > maxKeptPageBytes {
+	kept := len(key.rev) + len(key.cursor) + len(result) // a cursor can be as large as a body
+	if _, ok := p.pages[key]; ok || p.size+kept > maxKeptPageBytes {
 		return
 	}
-	p.pages[cursor] = result
+	p.pages[key] = result
 	p.size += kept
 }
 
@@ -109,18 +122,29 @@ func (rl *relay) list(w http.ResponseWriter, r *http.Request, s *relaySession, e
 	if !ok {
 		return false
 	}
-	pages := &rl.g.pages
-	if result, hit := pages.get(cursor); hit && !rl.sdkDue(s) {
-		rl.serveKept(w, r, s, cursor, jid, result)
+	pages, key := &rl.g.pages, pageKey{cursor: cursor}
+	if result, hit := pages.get(key); hit && !rl.sdkDue(s) {
+		req := &mcp.ListToolsRequest{Session: s.ss, Params: &mcp.ListToolsParams{Cursor: cursor}, Extra: requestExtra(r)}
+		rl.g.serveKept(w, r, req, jid, result)
 		return true
 	}
-	at := pages.gen.Load()
-	cw := &pageCapture{ResponseWriter: w}
-	rl.pass(cw, r, s.ss.ID(), s)
-	if result := cw.result(jid); result != nil {
-		pages.put(at, cursor, result)
-	}
+	pages.capture(w, key, jid, func(cw http.ResponseWriter) { rl.pass(cw, r, s.ss.ID(), s) })
 	return true
+}
+
+// capture has go-sdk answer a tools/list through pass, writing to w, and
+// keeps the result it wrote to jid as key's page.
+func (p *listPages) capture(w http.ResponseWriter, key pageKey, jid jsonrpc.ID, pass func(http.ResponseWriter)) {
+	at := p.gen.Load()
+	cw := &pageCapture{ResponseWriter: w}
+	cw.buf.Grow(int(min(p.hint.Load(), maxKeptPageBytes)))
+	pass(cw)
+	if n := int64(cw.buf.Len()); n > p.hint.Load() {
+		p.hint.Store(n) // a race between two captures only leaves a smaller hint
+	}
+	if result := cw.result(jid); result != nil {
+		p.put(at, key, result)
+	}
 }
 
 // plainList reports whether env is a tools/list the relay may take: a
@@ -161,16 +185,11 @@ func listCursor(params json.RawMessage) (string, bool) {
 	return cursor, true
 }
 
-// serveKept runs the request through the face's receiving middleware and
-// writes the kept page in go-sdk's envelope.
-func (rl *relay) serveKept(w http.ResponseWriter, r *http.Request, s *relaySession, cursor string, jid jsonrpc.ID, result []byte) {
-	req := &mcp.ListToolsRequest{
-		Session: s.ss,
-		Params:  &mcp.ListToolsParams{Cursor: cursor},
-		Extra:   requestExtra(r),
-	}
+// serveKept runs req through the face's receiving middleware and writes
+// the kept page in go-sdk's envelope.
+func (g *Gateway) serveKept(w http.ResponseWriter, r *http.Request, req *mcp.ListToolsRequest, jid jsonrpc.ID, result []byte) {
 	stub := &mcp.ListToolsResult{}
-	res, err := rl.g.listChain()(context.WithValue(r.Context(), keptPageKey{}, stub), "tools/list", req)
+	res, err := g.listChain()(context.WithValue(r.Context(), keptPageKey{}, stub), "tools/list", req)
 	resp := &jsonrpc.Response{ID: jid, Result: json.RawMessage("0")}
 	switch {
 	case err != nil:
@@ -256,21 +275,36 @@ func (c *pageCapture) result(jid jsonrpc.ID) []byte {
 	}
 	body := c.buf.Bytes()
 	if !strings.HasPrefix(c.Header().Get("Content-Type"), "text/event-stream") {
-		return responseResult(body, jid)
+		return c.kept(responseResult(body, jid))
 	}
 	for line := range bytes.SplitSeq(body, []byte("\n")) {
 		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 			if res := responseResult(data, jid); res != nil {
-				return res
+				return c.kept(res)
 			}
 		}
 	}
 	return nil
 }
 
-// responseResult decodes data as go-sdk's response to jid and returns a
-// copy of its result; nil for anything else.
+// kept is res to keep: the capture's buffer itself when res fills at
+// least half of it, else a copy, so that what a kept page holds stays
+// within twice what listPages counts for it.
+func (c *pageCapture) kept(res []byte) []byte {
+	if res == nil || 2*len(res) >= c.buf.Cap() {
+		return res
+	}
+	return bytes.Clone(res)
+}
+
+// responseResult decodes data as go-sdk's response to jid and returns its
+// result; nil for anything else. A response framed as go-sdk frames one is
+// cut from its envelope without decoding the page, and the result shares
+// data (the capture's own buffer, not used after); otherwise it is a copy.
 func responseResult(data []byte, jid jsonrpc.ID) []byte {
+	if result, ok := framedResult(data, jid); ok {
+		return result
+	}
 	msg, err := jsonrpc.DecodeMessage(data)
 	if err != nil {
 		return nil
@@ -280,4 +314,31 @@ func responseResult(data []byte, jid jsonrpc.ID) []byte {
 		return nil
 	}
 	return bytes.Clone(resp.Result)
+}
+
+// framedResult reads data as go-sdk's jsonrpc package frames a successful
+// response to jid: the head EncodeMessage writes up to "result":, the
+// result object, then the closing brace. go-sdk writes an error after the
+// result (wireCombined); a key "error" anywhere in what follows the head
+// (`,"` never occurs inside a JSON string) leaves data to the decode. The
+// page is not validated again: it is what go-sdk just encoded (json.Valid
+// of a 230 KB page costs as much as decoding it).
+func framedResult(data []byte, jid jsonrpc.ID) ([]byte, bool) {
+	frame, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: jid, Result: json.RawMessage("0")})
+	if err != nil {
+		return nil, false
+	}
+	head, ok := bytes.CutSuffix(frame, []byte("0}"))
+	if !ok {
+		return nil, false
+	}
+	rest, ok := bytes.CutPrefix(data, head)
+	if !ok {
+		return nil, false
+	}
+	result, ok := bytes.CutSuffix(bytes.TrimRight(rest, " \t\r\n"), []byte("}"))
+	if !ok || !objectOf(result) || bytes.Contains(result, []byte(`,"error":`)) {
+		return nil, false
+	}
+	return result, true
 }

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/agentview"
 	"github.com/weft-dev/weft/internal/config"
@@ -22,11 +23,13 @@ import (
 )
 
 // listClient speaks just enough Streamable HTTP (2025-11-25, a stateful
-// session) to page through tools/list and see who answered each page.
+// session, or 2026-07-28 requests without one) to page through tools/list
+// and see who answered each page.
 type listClient struct {
 	t           *testing.T
 	url, sessID string
 	id          int
+	stateless   bool
 }
 
 func newListClient(t *testing.T, url string) *listClient {
@@ -35,6 +38,18 @@ func newListClient(t *testing.T, url string) *listClient {
 	c.post("notifications/initialized", "")
 	return c
 }
+
+// newStatelessListClient is a listClient whose requests are 2026-07-28's,
+// each with the _meta go-sdk's client sends.
+func newStatelessListClient(t *testing.T, url string) *listClient {
+	return &listClient{t: t, url: url, stateless: true}
+}
+
+// listClients are the two kinds of listClient, by name.
+var listClients = []struct {
+	name string
+	new  func(*testing.T, string) *listClient
+}{{"session", newListClient}, {"stateless", newStatelessListClient}}
 
 // post sends one request (a notification when params is "") and returns
 // its response's JSON and the response's Content-Type.
@@ -52,6 +67,10 @@ func (c *listClient) post(method, params string) (data []byte, kind string) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if c.stateless {
+		req.Header.Set("Mcp-Protocol-Version", newestVersion)
+		req.Header.Set("Mcp-Method", method)
+	}
 	if c.sessID != "" {
 		req.Header.Set(sessionHeader, c.sessID)
 	}
@@ -92,16 +111,24 @@ type listPage struct {
 	kind   string // who answered: text/event-stream for go-sdk, application/json for the relay
 }
 
-// page lists the page after cursor; meta adds a params _meta, which the
-// relay leaves to go-sdk.
+// page lists the page after cursor; meta adds a key to the params' _meta,
+// which the relay leaves to go-sdk.
 func (c *listClient) page(cursor string, meta bool) listPage {
 	c.t.Helper()
 	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
 	}
+	m := map[string]any{}
+	if c.stateless {
+		m = map[string]any{mcp.MetaKeyProtocolVersion: newestVersion, mcp.MetaKeyClientCapabilities: map[string]any{},
+			mcp.MetaKeyClientInfo: map[string]any{"name": "lister", "version": "1"}}
+	}
 	if meta {
-		params["_meta"] = map[string]any{"note": "to go-sdk"}
+		m["note"] = "to go-sdk"
+	}
+	if len(m) > 0 {
+		params["_meta"] = m
 	}
 	p, _ := json.Marshal(params)
 	data, kind := c.post("tools/list", string(p))
@@ -179,39 +206,41 @@ func TestRelayListsGoSDKPages(t *testing.T) {
 		{"main face", nil, 2100},
 		{"agent face", coder, 1200},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, _, url := listedFace(t, tc.view)
-			c := newListClient(t, url)
-			first := c.walk(false) // go-sdk answers; the relay keeps its pages
-			kept := c.walk(false)  // the relay answers from them
-			sdk := c.walk(true)    // go-sdk answers again
-			if len(first) < 2 || len(kept) != len(first) || len(sdk) != len(first) {
-				t.Fatalf("pages: %d, %d, %d; want the same number, at least 2", len(first), len(kept), len(sdk))
-			}
-			seen := map[string]bool{}
-			for i := range first {
-				if first[i].kind != "text/event-stream" || kept[i].kind != "application/json" || sdk[i].kind != "text/event-stream" {
-					t.Fatalf("page %d answered as %s, %s, %s; want go-sdk, the relay, go-sdk", i, first[i].kind, kept[i].kind, sdk[i].kind)
+		for _, client := range listClients {
+			t.Run(tc.name+"/"+client.name, func(t *testing.T) {
+				_, _, _, url := listedFace(t, tc.view)
+				c := client.new(t, url)
+				first := c.walk(false) // go-sdk answers; the relay keeps its pages
+				kept := c.walk(false)  // the relay answers from them
+				sdk := c.walk(true)    // go-sdk answers again
+				if len(first) < 2 || len(kept) != len(first) || len(sdk) != len(first) {
+					t.Fatalf("pages: %d, %d, %d; want the same number, at least 2", len(first), len(kept), len(sdk))
 				}
-				if !bytes.Equal(kept[i].result, first[i].result) || !bytes.Equal(kept[i].result, sdk[i].result) {
-					t.Fatalf("page %d: the relay's result differs from go-sdk's", i)
-				}
-				for _, name := range kept[i].names {
-					if seen[name] {
-						t.Fatalf("%s listed twice", name)
+				seen := map[string]bool{}
+				for i := range first {
+					if first[i].kind != "text/event-stream" || kept[i].kind != "application/json" || sdk[i].kind != "text/event-stream" {
+						t.Fatalf("page %d answered as %s, %s, %s; want go-sdk, the relay, go-sdk", i, first[i].kind, kept[i].kind, sdk[i].kind)
 					}
-					seen[name] = true
+					if !bytes.Equal(kept[i].result, first[i].result) || !bytes.Equal(kept[i].result, sdk[i].result) {
+						t.Fatalf("page %d: the relay's result differs from go-sdk's", i)
+					}
+					for _, name := range kept[i].names {
+						if seen[name] {
+							t.Fatalf("%s listed twice", name)
+						}
+						seen[name] = true
+					}
 				}
-			}
-			if want := tc.listed + len(BuiltinNames); len(seen) != want {
-				t.Fatalf("listed %d tools, want %d (%d upstream tools and the built-ins)", len(seen), want, tc.listed)
-			}
-			for _, b := range BuiltinNames {
-				if !seen[b] {
-					t.Fatalf("built-in %s not listed", b)
+				if want := tc.listed + len(BuiltinNames); len(seen) != want {
+					t.Fatalf("listed %d tools, want %d (%d upstream tools and the built-ins)", len(seen), want, tc.listed)
 				}
-			}
-		})
+				for _, b := range BuiltinNames {
+					if !seen[b] {
+						t.Fatalf("built-in %s not listed", b)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -219,8 +248,14 @@ func TestRelayListsGoSDKPages(t *testing.T) {
 // next page is go-sdk's for the new catalog (the tools after the cursor's
 // name), as without the relay, and the client's next walk lists the change.
 func TestRelayListAfterACatalogChange(t *testing.T) {
+	for _, client := range listClients {
+		t.Run(client.name, func(t *testing.T) { listAfterACatalogChange(t, client.new) })
+	}
+}
+
+func listAfterACatalogChange(t *testing.T, newClient func(*testing.T, string) *listClient) {
 	h, servers, spare, url := listedFace(t, nil)
-	c := newListClient(t, url)
+	c := newClient(t, url)
 	c.walk(false)
 	page1 := c.page("", false)
 	if page1.kind != "application/json" || page1.next == "" {
@@ -267,13 +302,35 @@ func TestRelayListRunsTheMiddleware(t *testing.T) {
 		}
 	}
 	_, _, _, url := listedFace(t, nil, count)
-	c := newListClient(t, url)
-	n := len(c.walk(false)) + len(c.walk(false))
-	if last := c.page("", false); last.kind != "application/json" {
-		t.Fatalf("a kept page was answered as %s", last.kind)
+	for _, client := range listClients {
+		lists.Store(0)
+		c := client.new(t, url)
+		n := len(c.walk(false)) + len(c.walk(false))
+		if last := c.page("", false); last.kind != "application/json" {
+			t.Fatalf("%s: a kept page was answered as %s", client.name, last.kind)
+		}
+		if got := int(lists.Load()); got != n+1 {
+			t.Fatalf("%s: the middleware saw %d lists, want %d", client.name, got, n+1)
+		}
 	}
-	if got := int(lists.Load()); got != n+1 {
-		t.Fatalf("the middleware saw %d lists, want %d", got, n+1)
+}
+
+// A session's kept pages and a stateless request's are kept apart: each
+// kind of client gets go-sdk's page for its own kind (a 2026-07-28 result
+// carries its result type and the server's info), whichever listed first.
+func TestKeptPagesByRevision(t *testing.T) {
+	_, _, _, url := listedFace(t, nil)
+	session, stateless := newListClient(t, url), newStatelessListClient(t, url)
+	session.walk(false)
+	stateless.walk(false)
+	for _, c := range []*listClient{session, stateless} {
+		kept, sdk := c.page("", false), c.page("", true)
+		if kept.kind != "application/json" || !bytes.Equal(kept.result, sdk.result) {
+			t.Fatalf("stateless %v: kept page answered as %s, same as go-sdk's: %v", c.stateless, kept.kind, bytes.Equal(kept.result, sdk.result))
+		}
+		if typed := bytes.Contains(kept.result, []byte(`"resultType"`)); typed != c.stateless {
+			t.Fatalf("stateless %v: the page has a result type: %v", c.stateless, typed)
+		}
 	}
 }
 
@@ -284,14 +341,45 @@ func TestKeptPagesCountTheirCursors(t *testing.T) {
 	var p listPages
 	at := p.gen.Load()
 	cursor := strings.Repeat("c", 1<<20)
-	p.put(at, cursor, []byte(`{"tools":[]}`))
+	p.put(at, pageKey{cursor: cursor}, []byte(`{"tools":[]}`))
 	if p.size < len(cursor) {
 		t.Fatalf("a page kept under a %d-byte cursor counts %d bytes", len(cursor), p.size)
 	}
 	for i := range maxKeptPageBytes / len(cursor) {
-		p.put(at, fmt.Sprint(i, cursor), []byte(`{"tools":[]}`))
+		p.put(at, pageKey{cursor: fmt.Sprint(i, cursor)}, []byte(`{"tools":[]}`))
 	}
 	if p.size > maxKeptPageBytes {
 		t.Fatalf("kept %d bytes, over the bound of %d", p.size, maxKeptPageBytes)
+	}
+}
+
+// framedResult cuts the result from what go-sdk writes, and leaves
+// anything else to the decode.
+func TestFramedResult(t *testing.T) {
+	jid, err := jsonrpc.MakeID(float64(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: jid, Result: json.RawMessage(`{"tools":[{"name":"a"}],"nextCursor":"x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := jsonrpc.MakeID("7")
+	for _, tc := range []struct {
+		name string
+		data string
+		id   jsonrpc.ID
+		want string // "": not framed
+	}{
+		{"go-sdk's response", string(sdk), jid, `{"tools":[{"name":"a"}],"nextCursor":"x"}`},
+		{"another id", string(sdk), other, ""},
+		{"an error besides", strings.TrimSuffix(string(sdk), "}") + `,"error":{"code":1,"message":"m"}}`, jid, ""},
+		{"an error", `{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}`, jid, ""},
+		{"not an object", `{"jsonrpc":"2.0","id":7,"result":[1]}`, jid, ""},
+	} {
+		got, ok := framedResult([]byte(tc.data), tc.id)
+		if ok != (tc.want != "") || string(got) != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.name, got, ok, tc.want)
+		}
 	}
 }

@@ -49,13 +49,20 @@ func (g *Gateway) relayStateless(next http.Handler, opts *mcp.StreamableHTTPOpti
 }
 
 func (sr *statelessRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !sr.headersOK(r) {
+	method := sr.relayedMethod(r)
+	if r.Method != http.MethodPost || method == "" {
 		sr.next.ServeHTTP(w, r)
 		return
 	}
 	body, env, err := requestBody(r)
 	if err != nil {
 		sr.next.ServeHTTP(w, r)
+		return
+	}
+	if method == "tools/list" {
+		if !sr.list(w, r, body, env) { // liststateless.go
+			sr.next.ServeHTTP(w, r)
+		}
 		return
 	}
 	st, jid, ok := sr.take(r, body, env)
@@ -179,16 +186,24 @@ func onlyKeys[V any](m map[string]V, keys ...string) bool {
 	return true
 }
 
-// headersOK holds the relay to the headers go-sdk's stateless handler
-// accepts for a tools/call: a same-origin JSON request that accepts both
-// response kinds, in a revision the face speaks that takes no session,
-// naming its method; no Last-Event-ID, which go-sdk refuses on a POST.
-func (sr *statelessRelay) headersOK(r *http.Request) bool {
+// relayedMethod is the method the relay may take r for, tools/call or
+// tools/list, or "": it holds the relay to the headers go-sdk's stateless
+// handler accepts: a same-origin JSON request that accepts both response
+// kinds, in a revision the face speaks that takes no session, naming its
+// method; no Last-Event-ID, which go-sdk refuses on a POST.
+func (sr *statelessRelay) relayedMethod(r *http.Request) string {
 	if !sdkTakesPost(r, sr.localhostCheck, sr.cop) || r.Header.Get("Content-Type") != "application/json" {
-		return false
+		return ""
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")
-	return v >= newestVersion && slices.Contains(protocolVersions, v) && r.Header.Get("Mcp-Method") == "tools/call"
+	if v < newestVersion || !slices.Contains(protocolVersions, v) {
+		return ""
+	}
+	switch m := r.Header.Get("Mcp-Method"); m {
+	case "tools/call", "tools/list":
+		return m
+	}
+	return ""
 }
 
 // rebound reports what go-sdk refuses as DNS rebinding: a request that

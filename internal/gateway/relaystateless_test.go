@@ -295,18 +295,26 @@ type rawAnswer struct {
 
 var mintedState = regexp.MustCompile(`weft-parked:[0-9a-f]+`)
 
-// postRaw posts body as a 2026-07-28 tools/call of tool and returns what
-// came back, with any request state weft minted masked.
-func postRaw(t *testing.T, url, body, tool string, header map[string]string) rawAnswer {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+// newStatelessPost is a 2026-07-28 POST of body, a request of method,
+// with the headers go-sdk's client sends with it.
+func newStatelessPost(tb testing.TB, url, method, body string) *http.Request {
+	tb.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", newestVersion)
-	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Method", method)
+	return req
+}
+
+// postRaw posts body as a 2026-07-28 tools/call of tool and returns what
+// came back, with any request state weft minted masked.
+func postRaw(t *testing.T, url, body, tool string, header map[string]string) rawAnswer {
+	t.Helper()
+	req := newStatelessPost(t, url, "tools/call", body)
 	req.Header.Set("Mcp-Name", tool)
 	for k, v := range header {
 		req.Header.Set(k, v)

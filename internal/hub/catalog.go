@@ -60,6 +60,8 @@ type Catalog struct {
 	tools     map[string]*Tool
 	prompts   map[string]*Prompt
 	resources map[string]*Resource
+	// memo is what the next build needs to build onto this one.
+	memo *buildMemo
 }
 
 // Tool looks a tool up by its exposed name.

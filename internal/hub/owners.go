@@ -22,6 +22,9 @@ type NameApprovals interface {
 type owners struct {
 	first     map[string]string // exposed name → server that first exposed it
 	approvals NameApprovals     // nil: no approvals beyond first come
+	// names counts first's names by server, so that a build finds the
+	// names of removed servers without reading every name.
+	names map[string]int
 }
 
 // candidate is one server's claim to an exposed tool name in a build.
@@ -37,27 +40,21 @@ type candidate struct {
 // candidate's (x's tool y__z against server x__y's z) is kept for that
 // server whether or not it is up yet, so that start-up order decides nothing.
 func (o *owners) decide(cands map[string][]candidate, sep string, roster map[string]string) (map[string]string, []string) {
-	if o.first == nil {
-		o.first = map[string]string{}
-	}
-	for name, server := range o.first {
-		if _, ok := roster[server]; !ok {
-			delete(o.first, name)
-		}
-	}
+	o.forgetRemoved(roster)
 	winners := make(map[string]string, len(cands))
 	var clashes []string
+	spaces := namespaces(roster)
 	for name, cs := range cands {
 		if _, ok := o.first[name]; !ok {
-			if nat := natural(name, sep, roster); nat != "" {
-				o.first[name] = nat
+			if nat := spaces.natural(name, sep); nat != "" {
+				o.set(name, nat)
 			}
 		}
 		win := o.pick(name, cs, sep)
 		if win != "" {
 			winners[name] = win
 			if _, ok := o.first[name]; !ok {
-				o.first[name] = win
+				o.set(name, win)
 			}
 		}
 		owner := o.first[name]
@@ -83,7 +80,7 @@ func (o *owners) decide(cands map[string][]candidate, sep string, roster map[str
 func (o *owners) pick(name string, cs []candidate, sep string) string {
 	has := func(server string) bool { return hasServer(cs, server) }
 	if s := o.approvedOwner(name); s != "" && has(s) {
-		o.first[name] = s
+		o.set(name, s)
 		return s
 	}
 	if owner, ok := o.first[name]; ok {
@@ -102,6 +99,52 @@ func (o *owners) pick(name string, cs []candidate, sep string) string {
 	return best.server
 }
 
+// set records server as name's owner.
+func (o *owners) set(name, server string) {
+	if old, ok := o.first[name]; ok {
+		if old == server {
+			return
+		}
+		o.names[old]--
+	}
+	o.first[name] = server
+	o.names[server]++
+}
+
+// forgetRemoved frees the names of servers no longer in roster.
+func (o *owners) forgetRemoved(roster map[string]string) {
+	if o.first == nil {
+		o.first = map[string]string{}
+	}
+	if o.names == nil {
+		o.names = map[string]int{}
+		for _, s := range o.first {
+			o.names[s]++
+		}
+	}
+	var removed map[string]bool
+	for server, n := range o.names {
+		if _, ok := roster[server]; ok && n > 0 {
+			continue
+		}
+		delete(o.names, server)
+		if n > 0 {
+			if removed == nil {
+				removed = map[string]bool{}
+			}
+			removed[server] = true
+		}
+	}
+	if len(removed) == 0 {
+		return
+	}
+	for name, server := range o.first {
+		if removed[server] {
+			delete(o.first, name)
+		}
+	}
+}
+
 func (o *owners) approvedOwner(name string) string {
 	if o.approvals == nil {
 		return ""
@@ -118,24 +161,37 @@ func hasServer(cs []candidate, server string) bool {
 	return false
 }
 
-// natural returns the configured server whose namespace holds name most
-// tightly (the longest namespace that prefixes it), or "" when none does or
-// several share that namespace: then the first to expose the name owns it.
-func natural(name, sep string, roster map[string]string) string {
-	best, bestLen, shared := "", -1, false
+// serversByNamespace maps each namespace but "" to the configured servers
+// that use it.
+type serversByNamespace map[string][]string
+
+func namespaces(roster map[string]string) serversByNamespace {
+	out := serversByNamespace{}
 	for server, ns := range roster {
-		if ns == "" || !strings.HasPrefix(name, ns) || !strings.HasPrefix(name[len(ns):], sep) { // no ns+sep string per server
+		if ns != "" {
+			out[ns] = append(out[ns], server)
+		}
+	}
+	return out
+}
+
+// natural returns the configured server whose namespace holds name most
+// tightly (the longest namespace that, followed by sep, prefixes it), or ""
+// when none does or several share that namespace: then the first to expose
+// the name owns it.
+func (n serversByNamespace) natural(name, sep string) string {
+	for i := len(name) - len(sep); i > 0; i-- {
+		if name[i:i+len(sep)] != sep {
 			continue
 		}
-		switch {
-		case len(ns) > bestLen:
-			best, bestLen, shared = server, len(ns), false
-		case len(ns) == bestLen:
-			shared = true
+		switch servers := n[name[:i]]; len(servers) {
+		case 0:
+			continue
+		case 1:
+			return servers[0]
+		default:
+			return ""
 		}
 	}
-	if shared {
-		return ""
-	}
-	return best
+	return ""
 }

@@ -114,7 +114,11 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 			// weft's own POSTs (httppost.go) share the client's connections
 			// and its OAuth handler (one token, one refresh, one login),
 			// adding it as go-sdk's transport does.
-			c.poster = &posted{client: withOAuth(&http.Client{Transport: client.Transport}, auth), url: c.cfg.Target}
+			// Their response streams are read by weft alone (httpsse.go),
+			// which neither counts nor rewrites them through the body
+			// wrappers go-sdk's reads need (forPosts).
+			posts := client.Transport.(headerTransport).forPosts()
+			c.poster = &posted{client: withOAuth(&http.Client{Transport: posts}, auth), url: c.cfg.Target}
 			return &mcp.StreamableClientTransport{
 				Endpoint:     c.cfg.Target,
 				HTTPClient:   client,
@@ -195,6 +199,17 @@ type headerTransport struct {
 	order   *noteOrder
 	refused *atomic.Int32 // records a 401 or 403, for the connect error
 	max     int           // bytes of one message, for shallowBody
+}
+
+// forPosts is t for weft's own POSTs: the same connections, headers and
+// refusal record, with the response body as net/http gives it. The
+// posted call's reader does for itself what shallowBody and sseCounter
+// do for go-sdk's reads (shallowSchemas on a long message; notifications
+// relayed in order before the call returns, so none is counted), where
+// the wrappers copied every line twice more.
+func (t headerTransport) forPosts() headerTransport {
+	t.order, t.max = nil, 0
+	return t
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {

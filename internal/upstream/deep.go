@@ -50,6 +50,16 @@ func shallowSchemas(msg []byte) []byte {
 	return out
 }
 
+// shallowLong is shallowSchemas for a message weft reads itself, as
+// shallowBody applies it to go-sdk's: only a message long enough to nest
+// messageDepthLimit levels is walked.
+func shallowLong(msg []byte) []byte {
+	if len(msg) < messageDepthLimit {
+		return msg
+	}
+	return shallowSchemas(msg)
+}
+
 // valueDepth is depth for a decoded value.
 func valueDepth(v any) int {
 	b, err := json.Marshal(v)

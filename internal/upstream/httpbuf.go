@@ -7,9 +7,10 @@ import (
 )
 
 // The read buffers of an HTTP upstream's event streams, pooled: every
-// tools/call weft posts gets its own response stream, read through two
-// 4 KiB buffers (shallowBody's line reader and readEvents'), which were
-// half of what the upstream side of a call allocated.
+// tools/call weft posts gets its own response stream, read through a
+// 4 KiB buffer (readEvents'), and every stream go-sdk reads goes through
+// shallowBody's line reader; unpooled, they were half of what the upstream
+// side of a call allocated.
 
 // streamBuffer is the size of a pooled stream buffer; longer lines are
 // read in pieces.
@@ -39,25 +40,19 @@ func returnStreamReader(br *bufio.Reader) {
 // garbage collector.
 type streamLines struct {
 	*LineReader
-	err error     // the error that ended the stream, returned by every later Read
-	src sourceEnd // the body under the line reader's buffer
+	err error // the error that ended the stream, returned by every later Read
 }
 
 // newStreamLines is newLineReaderSize with a pooled buffer.
 func newStreamLines(rc io.ReadCloser, max int, check func(line []byte) ([]byte, error)) *streamLines {
-	s := &streamLines{src: sourceEnd{r: rc}}
-	s.LineReader = &LineReader{r: takeStreamReader(&s.src), closer: rc, max: max, check: check}
-	return s
+	return &streamLines{LineReader: &LineReader{r: takeStreamReader(rc), closer: rc, max: max, check: check}}
 }
 
-// sourceEnded reports whether the body under the buffer has returned its
-// end: what is left to read is buffered, and reading it cannot block.
-func (s *streamLines) sourceEnded() bool { return s.src.ended }
-
-// sourceEnd records that a reader has returned an error (its end). net/http
-// returns the last chunk's bytes with io.EOF when the chunked terminator
-// came in the same read, which is how a posted call tells, without another
-// read, that its stream has ended (readEvents).
+// sourceEnd records that a reader has returned an error (its end): what is
+// left to read is buffered, and reading it cannot block. net/http returns
+// the last chunk's bytes with io.EOF when the chunked terminator came in
+// the same read, which is how a posted call tells, without another read,
+// that its stream has ended (readEvents).
 type sourceEnd struct {
 	r     io.Reader
 	ended bool

@@ -22,6 +22,10 @@ type postedRequest struct {
 	cancel    context.CancelFunc
 	stop      func() bool // stops the call's ctx from cancelling ctx
 	handedOff bool        // the stream's finish owns cancel
+	// reqs are the server's requests on the call's stream, answered for
+	// the call's client (httpstream.go); its cancels map is made by the
+	// first request, as most calls get none.
+	reqs serverRequests
 }
 
 // detachedRequest gives a call made in ctx its request context: ctx's
@@ -41,13 +45,14 @@ func (p *postedRequest) end() {
 }
 
 // finishAnswered finishes the stream of an answered call without holding
-// the caller: when the body has already returned its end, what is left is
+// the caller: when the body has already returned its end (ended, from
+// sourceEnd), what is left is
 // buffered and read now; otherwise a goroutine reads the rest, bounded by
 // streamGrace (finishStream), and then ends the request context. The
 // call's ctx no longer cuts the stream.
-func (p *postedRequest) finishAnswered(body io.ReadCloser) {
+func (p *postedRequest) finishAnswered(body io.ReadCloser, ended bool) {
 	p.stop()
-	if s, ok := body.(interface{ sourceEnded() bool }); ok && s.sourceEnded() {
+	if ended {
 		_, _ = io.Copy(io.Discard, body)
 		body.Close()
 		return
@@ -57,10 +62,4 @@ func (p *postedRequest) finishAnswered(body io.ReadCloser) {
 		defer p.cancel()
 		finishStream(body)
 	}()
-}
-
-// sourceEnded reports whether the stream under the counter has ended.
-func (s *sseCounter) sourceEnded() bool {
-	e, ok := s.ReadCloser.(interface{ sourceEnded() bool })
-	return ok && e.sourceEnded()
 }

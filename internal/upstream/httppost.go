@@ -10,7 +10,6 @@ import (
 	"math"
 	"mime"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -37,8 +36,16 @@ var postIDs atomic.Int64
 // posted is what a post needs of its connection; set by transport for a
 // Streamable HTTP upstream.
 type posted struct {
-	client *http.Client // the go-sdk connection's client, with OAuth as go-sdk's transport adds it
-	url    string
+	client  *http.Client // the go-sdk connection's client, with OAuth as go-sdk's transport adds it
+	url     string
+	session atomic.Pointer[sessionValues] // the session's header values, made once
+}
+
+// sessionValues are the session's headers' values for a POST
+// (sessionHeaders), kept for the session id they were made for.
+type sessionValues struct {
+	id, version   string
+	ids, versions []string
 }
 
 // takesHTTPRaw reports whether weft POSTs a tools/call on this connection
@@ -61,7 +68,7 @@ func (c *Conn) postToolCall(ctx context.Context, params json.RawMessage) (json.R
 // *jsonrpc.Error wrapped as go-sdk wraps it, and HTTP failures worded as
 // go-sdk words them (mcp.ErrSessionMissing for a 404 on the session).
 func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	id, err := newCallID(rawIDPrefix + strconv.FormatInt(postIDs.Add(1), 10))
+	id, err := postCallID(postIDs.Add(1))
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
@@ -69,10 +76,9 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
-	summary := fmt.Sprintf("sending %q", method)
-	ctx, reqs := withServerRequests(ctx)
-	defer reqs.end()
+	summary := sendingSummary(method)
 	hreq := detachedRequest(ctx)
+	defer hreq.reqs.end()
 	defer hreq.end()
 	resp, err := c.send(hreq.ctx, data, summary)
 	if err == nil {
@@ -92,6 +98,18 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 	return nil, fmt.Errorf("calling %q: %w", method, err)
 }
 
+// sendingToolsCall is the summary of a posted tools/call, made once.
+var sendingToolsCall = fmt.Sprintf("sending %q", "tools/call")
+
+// sendingSummary is what go-sdk's errors for a request of method start
+// with.
+func sendingSummary(method string) string {
+	if method == "tools/call" {
+		return sendingToolsCall
+	}
+	return fmt.Sprintf("sending %q", method)
+}
+
 // send POSTs one message with the session's headers and checks the status
 // as go-sdk's connection does. A 404 on the session ends it as go-sdk's
 // connection would (sessionGone).
@@ -100,9 +118,7 @@ func (c *Conn) send(ctx context.Context, data []byte, summary string) (*http.Res
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	c.sessionHeaders(req.Header)
+	req.Header = c.postHeaders()
 	resp, err := c.poster.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", summary, err)
@@ -115,6 +131,33 @@ func (c *Conn) send(ctx context.Context, data []byte, summary string) (*http.Res
 		return nil, fmt.Errorf("mismatching session IDs %q and %q", ours, got)
 	}
 	return resp, nil
+}
+
+// The values of a POST's fixed headers, shared by every request: a
+// header's slice is only ever replaced (Header.Set) or copied (Clone),
+// never written into.
+var (
+	postContentType = []string{"application/json"}
+	postAccept      = []string{"application/json, text/event-stream"}
+)
+
+// postHeaders is a POST's header map, made in one step: the fixed headers
+// and the session's, as sessionHeaders sets them, whose values are made
+// once per session.
+func (c *Conn) postHeaders() http.Header {
+	h := make(http.Header, 5) // room for OAuth's Authorization
+	h["Content-Type"] = postContentType
+	h["Accept"] = postAccept
+	v := c.poster.session.Load()
+	if id := c.session.ID(); v == nil || v.id != id || v.version != c.info.ProtocolVersion {
+		v = &sessionValues{id: id, version: c.info.ProtocolVersion, ids: []string{id}, versions: []string{c.info.ProtocolVersion}}
+		c.poster.session.Store(v)
+	}
+	h["Mcp-Protocol-Version"] = v.versions
+	if v.id != "" {
+		h["Mcp-Session-Id"] = v.ids
+	}
+	return h
 }
 
 // sessionHeaders sets what go-sdk's connection sends on a legacy revision:
@@ -187,7 +230,7 @@ func (c *Conn) readResponse(ctx context.Context, hreq *postedRequest, resp *http
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to read body: %v", summary, err)}
 		}
-		a, err := c.handleMessage(ctx, body, id)
+		a, err := c.handleMessage(ctx, &hreq.reqs, shallowLong(body), id)
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to decode response: %v", summary, err)}
 		}

@@ -8,14 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -552,5 +555,22 @@ func TestHTTPPostedCallServerCancelsItsRequest(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call still waits on the request its server cancelled")
+	}
+}
+
+// A posted call's id is encoded as json.Marshal encodes its key, and is
+// go-sdk's id for the key.
+func TestPostCallIDEncodesAsJSON(t *testing.T) {
+	for _, n := range []int64{0, 1, 42, math.MaxInt64, -1} {
+		got, err := postCallID(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := rawIDPrefix + strconv.FormatInt(n, 10)
+		want, _ := json.Marshal(key)
+		id, _ := jsonrpc.MakeID(key)
+		if string(got.encoded) != string(want) || got.id != id {
+			t.Errorf("postCallID(%d) = %s %v, want %s %v", n, got.encoded, got.id, want, id)
+		}
 	}
 }

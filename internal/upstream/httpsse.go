@@ -91,7 +91,8 @@ func (c *Conn) readStream(ctx context.Context, hreq *postedRequest, resp *http.R
 // response (a), its end (the last event id and the server's retry delay,
 // to resume from), or a failure that ends the call (err).
 func (c *Conn) readEvents(ctx context.Context, hreq *postedRequest, resp *http.Response, want callID, summary string) (a *answer, last string, delay time.Duration, err error) {
-	r := takeStreamReader(resp.Body) // pooled (httpbuf.go): nextEvent copies what it keeps
+	src := &sourceEnd{r: resp.Body}
+	r := takeStreamReader(src) // pooled (httpbuf.go): nextEvent copies what it keeps
 	defer returnStreamReader(r)
 	defer func() {
 		if a == nil {
@@ -120,12 +121,12 @@ func (c *Conn) readEvents(ctx context.Context, hreq *postedRequest, resp *http.R
 		if len(evt.data) == 0 || (evt.name != "" && evt.name != "message") {
 			continue
 		}
-		a, err := c.handleMessage(ctx, evt.data, want)
+		a, err := c.handleMessage(ctx, &hreq.reqs, shallowLong(evt.data), want)
 		if err != nil {
 			return nil, "", 0, connFailure{fmt.Errorf("%s: failed to decode event: %v", summary, err)}
 		}
 		if a != nil {
-			hreq.finishAnswered(resp.Body)
+			hreq.finishAnswered(resp.Body, src.ended)
 			return a, "", 0, nil
 		}
 	}

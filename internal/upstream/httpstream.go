@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -31,12 +32,14 @@ type callID struct {
 	encoded []byte
 }
 
-func newCallID(key string) (callID, error) {
-	id, err := jsonrpc.MakeID(key)
-	if err != nil {
-		return callID{}, err
-	}
-	enc, err := json.Marshal(key)
+// postCallID is the id of weft's n-th posted call: rawIDPrefix and n,
+// which need no escaping, so the encoding is the key in quotes (no
+// json.Marshal on every call).
+func postCallID(n int64) (callID, error) {
+	enc := make([]byte, 0, len(rawIDPrefix)+22)
+	enc = append(append(enc, '"'), rawIDPrefix...)
+	enc = append(strconv.AppendInt(enc, n, 10), '"')
+	id, err := jsonrpc.MakeID(string(enc[1 : len(enc)-1]))
 	return callID{id: id, encoded: enc}, err
 }
 
@@ -50,8 +53,9 @@ type answer struct {
 // call's response is returned; anything else is handled and nil returned.
 // A response with a plain result is read without go-sdk's decode (the
 // same strict reading as the stdio raw path); every other message is
-// decoded by go-sdk's jsonrpc.
-func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*answer, error) {
+// decoded by go-sdk's jsonrpc. The server's requests are answered in
+// reqs' goroutines (inline when reqs is nil).
+func (c *Conn) handleMessage(ctx context.Context, reqs *serverRequests, data []byte, want callID) (*answer, error) {
 	if id, result, ok := resultResponse(data); ok && bytes.Equal(id, want.encoded) {
 		return &answer{result: result}, nil
 	}
@@ -72,7 +76,7 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 		}
 		return &answer{result: m.Result}, nil
 	case *jsonrpc.Request:
-		switch reqs := serverRequestsFrom(ctx); {
+		switch {
 		case m.IsCall() && reqs != nil:
 			reqs.start(ctx, m, c.answerRequest)
 		case m.IsCall():
@@ -90,14 +94,10 @@ func (c *Conn) handleMessage(ctx context.Context, data []byte, want callID) (*an
 }
 
 // handleNote passes a notification to the handler go-sdk's session would
-// call for it. An ordered one is counted as relayed (ordering.go), as the
-// session's middleware counts it.
+// call for it. It is not counted (ordering.go): a posted call's stream is
+// not read through sseCounter, and its notifications are relayed before
+// the call returns.
 func (c *Conn) handleNote(ctx context.Context, m *jsonrpc.Request) {
-	defer func() {
-		if ordered(m.Method) {
-			c.order.gotRelayed()
-		}
-	}()
 	switch m.Method {
 	case "notifications/message":
 		var p mcp.LoggingMessageParams
@@ -195,24 +195,14 @@ type serverRequests struct {
 	wg      sync.WaitGroup
 }
 
-type serverRequestsKey struct{}
-
-// withServerRequests gives a posted call made in ctx its serverRequests.
-func withServerRequests(ctx context.Context) (context.Context, *serverRequests) {
-	r := &serverRequests{cancels: map[jsonrpc.ID]context.CancelFunc{}}
-	return context.WithValue(ctx, serverRequestsKey{}, r), r
-}
-
-func serverRequestsFrom(ctx context.Context) *serverRequests {
-	r, _ := ctx.Value(serverRequestsKey{}).(*serverRequests)
-	return r
-}
-
 // start answers m with answer in a goroutine, in a context the server's
 // cancellation or the call's end cancels.
 func (r *serverRequests) start(ctx context.Context, m *jsonrpc.Request, answer func(context.Context, *jsonrpc.Request)) {
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
+	if r.cancels == nil {
+		r.cancels = map[jsonrpc.ID]context.CancelFunc{}
+	}
 	r.cancels[m.ID] = cancel
 	r.mu.Unlock()
 	r.wg.Add(1)

@@ -234,6 +234,15 @@ func (s *sseCounter) scan(b []byte) {
 		if i >= 0 {
 			chunk = b[:i]
 		}
+		if i >= 0 && len(s.line) == 0 && !s.long {
+			// A whole line in this read (the usual case) is counted where
+			// it is: copying it would allocate for every response.
+			if len(chunk) <= maxCountedLine {
+				s.count(chunk)
+			}
+			b = b[i+1:]
+			continue
+		}
 		if s.long = s.long || len(s.line)+len(chunk) > maxCountedLine; !s.long {
 			s.line = append(s.line, chunk...)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,6 +24,31 @@ type rawShape struct {
 	Content       json.RawMessage `json:"content"`
 	IsError       bool            `json:"isError"`
 	InputRequests json.RawMessage `json:"inputRequests"`
+}
+
+// field reads one top-level field of a result into the shape as
+// json.Unmarshal into the struct would (keys matched ignoring case, a
+// later one winning; isError a bool or null), without its allocations
+// (topFields); the raw values are the result's bytes. It reports false
+// where json.Unmarshal would fail.
+func (s *rawShape) field(key, value []byte) bool {
+	switch {
+	case bytes.EqualFold(key, []byte("content")):
+		s.Content = value
+	case bytes.EqualFold(key, []byte("inputRequests")):
+		s.InputRequests = value
+	case bytes.EqualFold(key, []byte("isError")):
+		switch string(value) {
+		case "true":
+			s.IsError = true
+		case "false":
+			s.IsError = false
+		case "null":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // CallToolRaw is CallTool with the result as JSON. On a stdio connection
@@ -71,8 +95,8 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
 	}
-	if isError, ok := plainResult(raw); ok {
-		return RawResult{JSON: raw, IsError: isError}, nil
+	if shape, ok := plainResult(raw); ok {
+		return RawResult{JSON: raw, IsError: shape.IsError}, nil
 	}
 	res, err := c.typedResult(ctx, peer, params, raw)
 	if err != nil {
@@ -92,78 +116,18 @@ func (c *Conn) writeToolCall(ctx context.Context, params json.RawMessage) (json.
 	return raw, err
 }
 
-// plainResult reads a result's isError, and reports whether the result
-// can be relayed as it is: an object with a content list and no input
-// requests. It reads what json.Unmarshal into rawShape reads (keys matched
-// case-insensitively, a repeated key's last value kept, an isError that is
-// not a boolean refused) by splitting the object's top level instead of
-// decoding it: the decode cost 3–4 µs per call at one call in flight
-// (docs/guides/performance.md, "Per-call CPU at concurrency 1"). A key
-// written with an escape or a non-ASCII letter, which encoding/json folds
-// in its own way, is left to the decode.
-func plainResult(raw json.RawMessage) (isError, plain bool) {
-	if !json.Valid(raw) {
-		return false, false
-	}
-	i := skipSpace(raw, 0)
-	if raw[i] != '{' {
-		return false, false
-	}
-	var content, inputs []byte
-	for i = skipSpace(raw, i+1); raw[i] == '"'; {
-		keyEnd := stringEnd(raw, i)
-		key := raw[i+1 : keyEnd-1]
-		if !asciiKey(key) {
-			return decodedResult(raw)
-		}
-		at := skipSpace(raw, skipSpace(raw, keyEnd)+1) // past the colon
-		end := valueEnd(raw, at)
-		switch value := raw[at:end]; {
-		case bytes.EqualFold(key, []byte("content")):
-			content = value
-		case bytes.EqualFold(key, []byte("inputRequests")):
-			inputs = value
-		case bytes.EqualFold(key, []byte("isError")):
-			switch string(value) {
-			case "true", "false":
-				isError = value[0] == 't'
-			case "null": // leaves a bool as it was
-			default:
-				return false, false
-			}
-		}
-		if i = skipSpace(raw, end); raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-	}
-	return isError, isPlain(content, inputs)
-}
-
-// decodedResult is plainResult by json.Unmarshal, for a result whose keys
-// plainResult does not split itself.
-func decodedResult(raw json.RawMessage) (isError, plain bool) {
+// plainResult reads what the raw path needs of a result, and reports
+// whether the result can be relayed as it is: an object with a content
+// list and no input requests.
+func plainResult(raw json.RawMessage) (rawShape, bool) {
 	var shape rawShape
-	if json.Unmarshal(raw, &shape) != nil {
-		return false, false
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' || !json.Valid(raw) || !topFields(raw, shape.field) {
+		return shape, false
 	}
-	return shape.IsError, isPlain(bytes.TrimSpace(shape.Content), bytes.TrimSpace(shape.InputRequests))
-}
-
-// isPlain reports whether a result with these content and inputRequests
-// values is relayed as it is.
-func isPlain(content, inputs []byte) bool {
-	return len(content) > 0 && content[0] == '[' && (len(inputs) == 0 || bytes.Equal(inputs, []byte("null")))
-}
-
-// asciiKey reports whether an object key, as written, is plain ASCII with
-// no escape.
-func asciiKey(key []byte) bool {
-	for _, c := range key {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	content := bytes.TrimSpace(shape.Content)
+	inputs := bytes.TrimSpace(shape.InputRequests)
+	return shape, len(content) > 0 && content[0] == '[' && (len(inputs) == 0 || bytes.Equal(inputs, []byte("null")))
 }
 
 // typedResult decodes a raw result that is not plain, as go-sdk's session

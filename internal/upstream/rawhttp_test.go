@@ -107,7 +107,7 @@ func TestHTTPCallToolRawCutByCloseFailsWithErrClosedInFlight(t *testing.T) {
 // another call's response is not taken as this one's.
 func TestHTTPPostReadsResponsesAsGoSDKDoes(t *testing.T) {
 	c := &Conn{logger: quiet()}
-	want, err := newCallID(rawIDPrefix + "1")
+	want, err := postCallID(1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestHTTPPostReadsResponsesAsGoSDKDoes(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`,
 		`{"jsonrpc":"2.0","id":"weft-raw-2","result":{"content":[]}}`,
 	} {
-		got, gotErr := c.handleMessage(context.Background(), []byte(msg), want)
+		got, gotErr := c.handleMessage(context.Background(), nil, []byte(msg), want)
 		sdk, sdkErr := jsonrpc.DecodeMessage([]byte(msg))
 		resp, isResp := sdk.(*jsonrpc.Response)
 		mine := sdkErr == nil && isResp && resp.ID == want.id

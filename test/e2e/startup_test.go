@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,11 +59,18 @@ func awaitListChanged(t *testing.T, ctx context.Context, cs *mcp.ClientSession, 
 	}
 }
 
+// hungGaveUp matches weft's log line for the end of the hung server's first
+// connection attempt (its 30 s timeout).
+var hungGaveUp = regexp.MustCompile(`upstream not connected.* server=hung`)
+
 // checkStartedEarly asserts what a client sees right after connecting to a
 // weft whose upstreams are still coming up: weft's built-ins, never the
 // hung server's tools; then server-everything's tools arrive with a
-// list_changed within server-everything's own start time plus a second.
-func checkStartedEarly(t *testing.T, cs *mcp.ClientSession, changed chan struct{}, began time.Time, budget time.Duration) {
+// list_changed while weft still waits for the hung server (its log,
+// weftLog, does not yet say it gave up on it). How long they took is logged
+// beside server-everything's own start time: both depend on the machine's
+// load, so comparing them would test the load.
+func checkStartedEarly(t *testing.T, cs *mcp.ClientSession, changed chan struct{}, began time.Time, weftLog *syncBuffer) {
 	t.Helper()
 	names := toolNames(t, cs)
 	if !has(names, "weft__search_tools") {
@@ -76,9 +84,12 @@ func checkStartedEarly(t *testing.T, cs *mcp.ClientSession, changed chan struct{
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	awaitListChanged(t, ctx, cs, changed, "everything__echo")
-	if took := time.Since(began); took > budget {
-		t.Errorf("everything's tools appeared %v after weft started; want within %v (its own start time + 1 s)", took, budget)
+	took := time.Since(began)
+	if hungGaveUp.MatchString(weftLog.String()) {
+		t.Fatalf("everything's tools appeared %v after weft started, only once weft gave up on the hung server:\n%s", took, weftLog)
 	}
+	t.Logf("everything's tools appeared %v after weft started (server-everything alone starts in %v)",
+		took.Round(time.Millisecond), everythingStartTime(t).Round(time.Millisecond))
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__echo", Arguments: map[string]any{"message": "up"}})
 	if err != nil || res.IsError {
 		t.Fatalf("call everything__echo: %v %+v", err, res)
@@ -89,7 +100,6 @@ func checkStartedEarly(t *testing.T, cs *mcp.ClientSession, changed chan struct{
 func TestServeListensBeforeAHungUpstream(t *testing.T) {
 	e := newEnv(t)
 	hungAndEverything(t, e)
-	budget := everythingStartTime(t) + time.Second
 	weftBinary(t) // built before the clock starts
 	e.noSettle = true
 	began := time.Now()
@@ -99,7 +109,7 @@ func TestServeListensBeforeAHungUpstream(t *testing.T) {
 	}
 	changed := make(chan struct{}, 1)
 	cs := connect(t, s.url, changed)
-	checkStartedEarly(t, cs, changed, began, budget)
+	checkStartedEarly(t, cs, changed, began, s.stderr)
 	if strings.Contains(s.stderr.String(), "MCP servers active") {
 		t.Errorf("weft announced its upstreams settled while one is hung:\n%s", s.stderr)
 	}
@@ -110,10 +120,11 @@ func TestServeListensBeforeAHungUpstream(t *testing.T) {
 func TestMcpServerAnswersInitializeBeforeAHungUpstream(t *testing.T) {
 	e := newEnv(t)
 	hungAndEverything(t, e)
-	budget := everythingStartTime(t) + time.Second
 	cmd := exec.Command(weftBinary(t), "--config", e.config, "mcp-server")
 	cmd.Env = e.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	weftLog := &syncBuffer{}
+	cmd.Stderr = &logWriter{weftLog}
 	changed := make(chan struct{}, 1)
 	opts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		select {
@@ -132,7 +143,7 @@ func TestMcpServerAnswersInitializeBeforeAHungUpstream(t *testing.T) {
 	if took := time.Since(began); took > 5*time.Second {
 		t.Errorf("initialize answered after %v; want well within 5 s", took)
 	}
-	checkStartedEarly(t, cs, changed, began, budget)
+	checkStartedEarly(t, cs, changed, began, weftLog)
 }
 
 // With the real Claude Code: a config with a hung server beside

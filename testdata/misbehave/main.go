@@ -17,7 +17,7 @@
 //	stderr   writes --stderr-bytes of log lines to stderr before serving
 //
 // Every mode but noinit and sleep serves two tools, echo and slow (sleeps
-// --delay); --counter-file adds a tool genN, where N counts the starts, so a
+// --delay, or less: until --release-file exists); --counter-file adds a tool genN, where N counts the starts, so a
 // restarted server lists a different tool set. --marker is ignored: tests put
 // a unique value there to find every process a test started.
 package main
@@ -45,6 +45,7 @@ type options struct {
 	mode        string
 	crashAfter  int
 	delay       time.Duration
+	releaseFile string
 	pidFile     string
 	counterFile string
 	stderrBytes int
@@ -55,6 +56,7 @@ func main() {
 	flag.StringVar(&o.mode, "mode", "normal", "misbehaviour (see the package doc)")
 	flag.IntVar(&o.crashAfter, "crash-after", 1, "crash mode: calls answered before the crash")
 	flag.DurationVar(&o.delay, "delay", 2*time.Second, "how long the slow tool sleeps")
+	flag.StringVar(&o.releaseFile, "release-file", "", "the slow tool answers early once this file exists")
 	flag.StringVar(&o.pidFile, "pid-file", "", "write the process id here")
 	flag.StringVar(&o.counterFile, "counter-file", "", "count starts here; the count names an extra tool")
 	flag.IntVar(&o.stderrBytes, "stderr-bytes", 200<<10, "stderr mode: how much to write")

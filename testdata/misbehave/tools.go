@@ -45,7 +45,7 @@ func newServer(o options, out *stdout) *mcp.Server {
 		}
 		return nil, textOut{Text: "echo:" + in.Text}, nil
 	})
-	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Sleep for --delay, or until cancelled"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ textIn) (*mcp.CallToolResult, textOut, error) {
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Sleep for --delay (or until --release-file exists), or until cancelled"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ textIn) (*mcp.CallToolResult, textOut, error) {
 		// In bigline mode slow only sleeps: its calls are the bystanders
 		// whose connection echo's oversized answer breaks.
 		if o.mode == "bigline" {
@@ -53,9 +53,13 @@ func newServer(o options, out *stdout) *mcp.Server {
 		} else if err := misbehave(o, out, calls.Add(1)); err != nil {
 			return nil, textOut{}, err
 		}
+		ctx, stop := context.WithCancel(ctx) // ends the release check
+		defer stop()
 		select {
 		case <-time.After(o.delay):
 			return nil, textOut{Text: "slept " + o.delay.String()}, nil
+		case <-released(ctx, o.releaseFile):
+			return nil, textOut{Text: "released"}, nil
 		case <-ctx.Done():
 			return nil, textOut{}, ctx.Err()
 		}
@@ -116,4 +120,31 @@ func flood(ss *mcp.ServerSession) {
 		}
 		<-tick.C
 	}
+}
+
+// released closes once path exists (never if path is empty), checking every
+// 10 ms until ctx ends: a test holds slow calls in flight for as long as it
+// needs, then lets them all answer at once. Another process creates the
+// file, so there is nothing to wait on but its existence.
+func released(ctx context.Context, path string) <-chan struct{} {
+	ch := make(chan struct{})
+	if path == "" {
+		return ch
+	}
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if _, err := os.Stat(path); err == nil {
+				close(ch)
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return ch
 }
