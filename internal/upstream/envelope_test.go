@@ -6,20 +6,6 @@ import (
 	"testing"
 )
 
-// mapResultResponse is how resultResponse read a response before it split
-// the object itself: the oracle it must agree with.
-func mapResultResponse(msg []byte) (id, result json.RawMessage, ok bool) {
-	if depth(msg) >= messageDepthLimit {
-		return nil, nil, false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` {
-		return nil, nil, false
-	}
-	id, result = m["id"], m["result"]
-	return id, result, len(id) > 0 && len(result) > 0
-}
-
 func TestResultResponseReadsWhatTheMapReadingRead(t *testing.T) {
 	tests := []struct {
 		name, msg string
@@ -46,7 +32,7 @@ func TestResultResponseReadsWhatTheMapReadingRead(t *testing.T) {
 			t.Errorf("%s: ok = %v, want %v", tt.name, ok, tt.ok)
 			continue
 		}
-		wantID, wantResult, wantOK := mapResultResponse([]byte(tt.msg))
+		wantID, wantResult, wantOK := resultResponseByMap([]byte(tt.msg))
 		if ok && (!wantOK || string(id) != string(wantID) || string(result) != string(wantResult)) {
 			t.Errorf("%s: read id %s result %s; the map reading: %v %s %s", tt.name, id, result, wantOK, wantID, wantResult)
 		}
@@ -72,7 +58,7 @@ func BenchmarkResultResponse(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		read func([]byte) (json.RawMessage, json.RawMessage, bool)
-	}{{"split", resultResponse}, {"map", mapResultResponse}} {
+	}{{"split", resultResponse}, {"map", resultResponseByMap}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -101,3 +101,51 @@ func TestPlainResultReadsAsAStructDecode(t *testing.T) {
 		}
 	}
 }
+
+// FuzzResultResponse holds the walk to the map decode it replaced on every
+// input, and to a reading that keeps nothing of the line's buffer.
+func FuzzResultResponse(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":"weft-raw-1","result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","\u0069d":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"result":{}}`,
+		` {"result":[1,"]\"}"],"id":-1e999,"jsonrpc":"2.0"} `,
+		"{\"jsonrpc\":\"2.0\",\"id\xff\":1,\"result\":{}}",
+		`{"jsonrpc":"2.0","ID":1,"result":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		wantID, wantResult, wantOK := resultResponseByMap(msg)
+		line := bytes.Clone(msg)
+		id, result, ok := resultResponse(line)
+		for i := range line {
+			line[i] = '#'
+		}
+		if ok != wantOK || ok && (!bytes.Equal(id, wantID) || !bytes.Equal(result, wantResult)) {
+			t.Errorf("%q: got %q %q %v, want %q %q %v", msg, id, result, ok, wantID, wantResult, wantOK)
+		}
+	})
+}
+
+// FuzzPlainResult holds the walk to the struct decode it replaced.
+func FuzzPlainResult(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[],"isError":true}`,
+		`{"Content":[],"ISERROR":true,"isError":null}`,
+		`{"content":[],"iſError":true,"inputRequests":null}`,
+		`{"\u0063ontent":[],"isError":1e999}`,
+		"{\"content\xff\":[],\"isError\":false}",
+		`{"content":{},"content":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want, wantOK := plainResultByStruct(raw)
+		got, ok := plainResult(raw)
+		if ok != wantOK || ok && (got.IsError != want.IsError || !bytes.Equal(got.Content, want.Content) ||
+			!bytes.Equal(got.InputRequests, want.InputRequests)) {
+			t.Errorf("%q: got %+v %v, want %+v %v", raw, got, ok, want, wantOK)
+		}
+	})
+}
