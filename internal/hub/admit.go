@@ -51,12 +51,11 @@ func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	release, err := h.acquire(ctx, sem)
-	if err != nil {
+	if err := h.acquire(ctx, sem); err != nil {
 		v.record(outcomeIgnored, err) // weft's own limit, not the server's fault
 		return err
 	}
-	defer release()
+	defer h.release(sem)
 	g, err := s.enter()
 	if err != nil {
 		v.record(outcomeIgnored, err)
@@ -96,32 +95,47 @@ func (h *Hub) instance(ctx context.Context, name string, own *upstream.Conn) (*u
 
 // acquire takes a per-server slot and then a global one, waiting while the
 // limits are reached, at most until ctx ends.
-func (h *Hub) acquire(ctx context.Context, sem chan struct{}) (release func(), err error) {
-	if sem != nil {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return nil, &slotError{limit: "max_concurrent_calls", cause: ctx.Err()}
-		}
+func (h *Hub) acquire(ctx context.Context, sem chan struct{}) error {
+	if err := takeSlot(ctx, sem, "max_concurrent_calls"); err != nil {
+		return err
 	}
-	if h.global != nil {
-		select {
-		case h.global <- struct{}{}:
-		case <-ctx.Done():
-			if sem != nil {
-				<-sem
-			}
-			return nil, &slotError{limit: "limits.max_concurrent_calls", cause: ctx.Err()}
-		}
-	}
-	return func() {
-		if h.global != nil {
-			<-h.global
-		}
+	if err := takeSlot(ctx, h.global, "limits.max_concurrent_calls"); err != nil {
 		if sem != nil {
 			<-sem
 		}
-	}, nil
+		return err
+	}
+	return nil
+}
+
+// takeSlot takes a slot of sem (none when sem is nil), waiting while ctx
+// lasts. A free slot is taken without a select on ctx: the common case
+// costs one non-blocking send.
+func takeSlot(ctx context.Context, sem chan struct{}, limit string) error {
+	if sem == nil {
+		return nil
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &slotError{limit: limit, cause: ctx.Err()}
+	}
+}
+
+// release gives back the slots acquire took.
+func (h *Hub) release(sem chan struct{}) {
+	if h.global != nil {
+		<-h.global
+	}
+	if sem != nil {
+		<-sem
+	}
 }
 
 // timedOut reports a request ended by the server's timeout: the call's

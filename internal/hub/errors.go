@@ -51,9 +51,12 @@ func serverError(name string, err error) error {
 // named adds the server's name to err unless something on its way up named
 // it already (a *ServerError or the breaker's *CircuitOpenError).
 func named(name string, err error) error {
+	if err == nil { // before the targets of errors.As, which escape: no allocation for a call that succeeded
+		return nil
+	}
 	var se *ServerError
 	var ce *CircuitOpenError
-	if err == nil || errors.As(err, &se) || errors.As(err, &ce) {
+	if errors.As(err, &se) || errors.As(err, &ce) {
 		return err
 	}
 	return serverError(name, err)

@@ -73,7 +73,18 @@ type Metrics struct {
 
 	mu    sync.Mutex
 	tools map[string]bool // tool names that have a label of their own
+	// The series a call ends in, looked up once per label set rather than
+	// hashed and found per call (1.5 µs per call at one call in flight).
+	// No series is ever deleted, so a kept one stays the registry's.
+	callSeries   map[callKey]prometheus.Counter
+	serverSeries map[string]serverSeries
 }
+
+// callKey is a weft_tool_calls_total label set.
+type callKey struct{ server, tool, outcome string }
+
+// serverSeries are one server's duration histograms.
+type serverSeries struct{ total, added, upstream prometheus.Observer }
 
 // New registers weft's metrics, plus the Go runtime and process ones.
 func New(opts Options) *Metrics {
@@ -83,6 +94,7 @@ func New(opts Options) *Metrics {
 	buckets := []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
 	m := &Metrics{
 		reg: prometheus.NewRegistry(), maxTools: opts.MaxToolLabels, tools: map[string]bool{},
+		callSeries: map[callKey]prometheus.Counter{}, serverSeries: map[string]serverSeries{},
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "weft_tool_calls_total",
 			Help: "Tool calls by server, tool and outcome (ok, tool_error, timeout, breaker_open, limit, cancelled, unavailable, error)."},
 			[]string{"server", "tool", "outcome"}),
@@ -131,12 +143,38 @@ func (m *Metrics) CallEnded(_ context.Context, c *hub.Call) {
 	if server == "" {
 		server = "none"
 	}
-	m.calls.WithLabelValues(server, m.toolLabel(c.Tool), string(c.Outcome)).Inc()
-	m.total.WithLabelValues(server).Observe(c.Duration.Seconds())
-	m.added.WithLabelValues(server).Observe(max(c.Duration-c.Upstream, 0).Seconds())
+	calls, hist := m.series(server, c.Tool, string(c.Outcome), c.Upstream > 0)
+	calls.Inc()
+	hist.total.Observe(c.Duration.Seconds())
+	hist.added.Observe(max(c.Duration-c.Upstream, 0).Seconds())
 	if c.Upstream > 0 {
-		m.upstream.WithLabelValues(server).Observe(c.Upstream.Seconds())
+		hist.upstream.Observe(c.Upstream.Seconds())
 	}
+}
+
+// series returns the call counter and the histograms a call of tool on
+// server with outcome ends in; the upstream histogram only once a call
+// reached the upstream (a series is exported from its first use).
+func (m *Metrics) series(server, tool, outcome string, upstream bool) (prometheus.Counter, serverSeries) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := callKey{server, m.toolLabel(tool), outcome}
+	calls, ok := m.callSeries[key]
+	if !ok {
+		calls = m.calls.WithLabelValues(key.server, key.tool, key.outcome)
+		m.callSeries[key] = calls
+	}
+	hist, ok := m.serverSeries[server]
+	if !ok {
+		hist = serverSeries{total: m.total.WithLabelValues(server), added: m.added.WithLabelValues(server)}
+	}
+	if upstream && hist.upstream == nil {
+		hist.upstream, ok = m.upstream.WithLabelValues(server), false
+	}
+	if !ok {
+		m.serverSeries[server] = hist
+	}
+	return calls, hist
 }
 
 // ServerChanged implements hub.Observer.
@@ -146,14 +184,12 @@ func (m *Metrics) ServerChanged(ev hub.ServerEvent) {
 	}
 }
 
-// toolLabel returns the tool's own name while fewer than the limit have
-// been seen, else OtherTool.
+// toolLabel returns the tool's own name while fewer than the limit
+// have been seen, else OtherTool; m.mu is held.
 func (m *Metrics) toolLabel(name string) string {
 	if m.maxTools < 0 {
 		return ""
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.tools[name] {
 		return name
 	}

@@ -196,16 +196,14 @@ type progressParams interface {
 // the call.
 func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(c.life, func() { cancel(ErrClosedInFlight) })
 	token := p.GetProgressToken()
-	id, done := c.router.begin(ctx, peer, token)
+	id, done := c.router.begin(ctx, peer, token, cancel) // Close cancels it (closeAll)
 	if token != nil {
 		p.SetProgressToken(id)
 	}
 	return ctx, func() {
 		c.order.settle(ctx)
 		done()
-		stop()
 		cancel(nil)
 	}
 }

@@ -242,6 +242,7 @@ func (c *Conn) Close(ctx context.Context) {
 	c.closeOnce.Do(func() {
 		close(c.closing)
 		c.endLife()
+		c.router.closeAll()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)

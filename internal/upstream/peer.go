@@ -69,6 +69,9 @@ type call struct {
 	// travel with that request (on Streamable HTTP, on its stream).
 	ctx  context.Context
 	done bool // the upstream answered; kept for trailing notifications
+	// cancel ends the call's own context when the connection closes
+	// under it (closeAll).
+	cancel context.CancelCauseFunc
 }
 
 // router correlates an upstream's server-to-client messages with the
@@ -82,6 +85,7 @@ type router struct {
 	recent  []int64   // ids of calls in flight, oldest first
 	retired []retired // answered calls still mapped, oldest first, from head
 	head    int
+	closed  bool // closeAll ran: a call begun now is cancelled at once
 }
 
 // retired is a call answered at a time; it is forgotten progressGrace
@@ -93,15 +97,20 @@ type retired struct {
 
 func newRouter() *router { return &router{calls: map[int64]*call{}} }
 
-// begin registers a call made in ctx and returns weft's token for it and a
-// func that retires it.
-func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64, func()) {
+// begin registers a call made in ctx, which cancel ends, and returns
+// weft's token for it and a func that retires it. The router holds every
+// call's cancel so that closing the connection ends the calls in flight
+// (closeAll) without each call registering on the connection's life.
+func (r *router) begin(ctx context.Context, peer Peer, progressToken any, cancel context.CancelCauseFunc) (int64, func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		cancel(ErrClosedInFlight)
+	}
 	r.expire()
 	r.next++
 	id := r.next
-	c := &call{peer: peer, progressToken: progressToken, ctx: context.WithoutCancel(ctx)}
+	c := &call{peer: peer, progressToken: progressToken, ctx: context.WithoutCancel(ctx), cancel: cancel}
 	r.calls[id] = c
 	r.recent = append(r.recent, id)
 	return id, func() {
@@ -122,6 +131,23 @@ func (r *router) begin(ctx context.Context, peer Peer, progressToken any) (int64
 				break
 			}
 		}
+	}
+}
+
+// closeAll cancels the calls in flight with ErrClosedInFlight, and any
+// call begun after it at once: the connection is closed.
+func (r *router) closeAll() {
+	r.mu.Lock()
+	r.closed = true
+	var cancels []context.CancelCauseFunc
+	for _, c := range r.calls {
+		if !c.done {
+			cancels = append(cancels, c.cancel)
+		}
+	}
+	r.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel(ErrClosedInFlight)
 	}
 }
 

@@ -60,7 +60,13 @@ func (s *rawShape) field(key, value []byte) bool {
 // CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
 	if c.takesHTTPRaw(ctx) {
-		return c.callRaw(ctx, peer, name, args, meta, c.postToolCall)
+		return c.callRaw(ctx, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+			// The peer rides in ctx: what the upstream sends on a posted
+			// call's stream is relayed to this call's client alone
+			// (httpstream.go). A stdio call needs no such link: its
+			// upstream's messages are routed by the router.
+			return c.postToolCall(withPeer(ctx, peer), params)
+		})
 	}
 	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
 		res, err := c.CallTool(ctx, peer, name, args, meta)
@@ -85,9 +91,7 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	if err != nil {
 		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
 	}
-	// The peer rides in ctx: what the upstream sends on a posted call's
-	// stream is relayed to this call's client alone (httpstream.go).
-	raw, err := send(withPeer(ctx, peer), data)
+	raw, err := send(ctx, data)
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
 	}
@@ -105,8 +109,8 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 func (c *Conn) writeToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	raw, err := c.raw.call(ctx, "tools/call", params)
 	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
-		// Close ended the connection: its cancel of ctx (an AfterFunc,
-		// run in a goroutine) may not have run yet.
+		// Close ended the connection: its cancel of ctx (the router's
+		// closeAll, after the session's end) may not have run yet.
 		return nil, ErrClosedInFlight
 	}
 	return raw, err

@@ -13,7 +13,7 @@ import (
 func TestRouterForgetsAnsweredCallsAfterGrace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRouter()
-		id, done := r.begin(context.Background(), nil, "tok")
+		id, done := r.begin(context.Background(), nil, "tok", func(error) {})
 		done()
 		time.Sleep(progressGrace / 2)
 		if _, ok := r.byToken(id); !ok {
@@ -35,7 +35,7 @@ func TestRouterRetiredQueueStaysBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRouter()
 		for range 10_000 {
-			_, done := r.begin(context.Background(), nil, nil)
+			_, done := r.begin(context.Background(), nil, nil, func(error) {})
 			done()
 			time.Sleep(time.Millisecond)
 		}
@@ -56,7 +56,7 @@ func TestRouterKeepsAtMostMaxRetiredCalls(t *testing.T) {
 		r := newRouter()
 		ids := make([]int64, 0, 1000)
 		for range 1000 {
-			id, done := r.begin(context.Background(), nil, "tok")
+			id, done := r.begin(context.Background(), nil, "tok", func(error) {})
 			done()
 			ids = append(ids, id)
 		}
@@ -83,7 +83,7 @@ func (ephemeralPeer) Ephemeral() bool { return true }
 // peer whose session ends with its request is not kept after its result.
 func TestRouterForgetsEphemeralPeersCallsAtOnce(t *testing.T) {
 	r := newRouter()
-	id, done := r.begin(context.Background(), ephemeralPeer{}, "tok")
+	id, done := r.begin(context.Background(), ephemeralPeer{}, "tok", func(error) {})
 	if _, ok := r.byToken(id); !ok {
 		t.Fatal("call in flight not mapped")
 	}
