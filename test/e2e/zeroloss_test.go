@@ -260,7 +260,13 @@ func TestReloadsUnderLoadLoseNoCall(t *testing.T) {
 	stop()
 	<-genDone
 	elapsed := time.Since(start)
-	reloaded := strings.Count(s.stderr.String(), "config reloaded")
+	// The last step's effect is visible before weft logs its reload.
+	reloaded := 0
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if reloaded = strings.Count(s.stderr.String(), "config reloaded"); reloaded >= reloads || time.Now().After(deadline) {
+			break
+		}
+	}
 	total := load.stableOK.Load() + load.stableFailed.Load() + load.churnOK.Load() + load.churnRejected.Load() + load.churnLiveFailed.Load() + load.churnOthers.Load()
 	t.Logf("%d reloads applied (%d logged) in %v; %d calls (%.0f/s, %d skipped with %d in flight): stable ok %d failed %d; churn ok %d rejected-as-removed %d %v failed-while-live %d failed-otherwise %d",
 		reloads, reloaded, elapsed.Round(time.Millisecond), total, float64(total)/elapsed.Seconds(), load.skipped.Load(), maxLoadInFlight,
