@@ -195,16 +195,31 @@ type progressParams interface {
 // messages the upstream sent before its result reach the peer, then retires
 // the call.
 func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
 	token := p.GetProgressToken()
-	id, done := c.router.begin(ctx, peer, token, cancel) // Close cancels it (closeAll)
+	ctx, id, done := c.begin(ctx, peer, token, true)
 	if token != nil {
 		p.SetProgressToken(id)
 	}
-	return ctx, func() {
+	return ctx, done
+}
+
+// begin registers a call with the router (track without the token's
+// swap): it returns the call's context, weft's token for it and the func
+// that retires it. own gives the call a context of its own, which Close
+// cancels with ErrClosedInFlight; without it the call must end by itself
+// when the connection closes (rawConn.call).
+func (c *Conn) begin(ctx context.Context, peer Peer, token any, own bool) (context.Context, int64, func()) {
+	var cancel context.CancelCauseFunc
+	if own {
+		ctx, cancel = context.WithCancelCause(ctx)
+	}
+	id, done := c.router.begin(ctx, peer, token, cancel) // Close cancels it (closeAll)
+	return ctx, id, func() {
 		c.order.settle(ctx)
 		done()
-		cancel(nil)
+		if cancel != nil {
+			cancel(nil)
+		}
 	}
 }
 
@@ -214,7 +229,7 @@ var ErrClosedInFlight = errors.New("connection closed while the call was in flig
 // closedErr reports ErrClosedInFlight for a call cut off by Close, and
 // names what other transport errors mean for the caller.
 func closedErr(ctx context.Context, err error) error {
-	if err != nil && errors.Is(context.Cause(ctx), ErrClosedInFlight) {
+	if err != nil && (errors.Is(err, ErrClosedInFlight) || errors.Is(context.Cause(ctx), ErrClosedInFlight)) {
 		return ErrClosedInFlight
 	}
 	return explain(err)

@@ -70,7 +70,7 @@ type call struct {
 	ctx  context.Context
 	done bool // the upstream answered; kept for trailing notifications
 	// cancel ends the call's own context when the connection closes
-	// under it (closeAll).
+	// under it (closeAll); nil for a call that ends by itself then.
 	cancel context.CancelCauseFunc
 }
 
@@ -100,11 +100,13 @@ func newRouter() *router { return &router{calls: map[int64]*call{}} }
 // begin registers a call made in ctx, which cancel ends, and returns
 // weft's token for it and a func that retires it. The router holds every
 // call's cancel so that closing the connection ends the calls in flight
-// (closeAll) without each call registering on the connection's life.
+// (closeAll) without each call registering on the connection's life; a
+// nil cancel is a call that ends by itself when the connection closes
+// (a raw stdio call).
 func (r *router) begin(ctx context.Context, peer Peer, progressToken any, cancel context.CancelCauseFunc) (int64, func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.closed && cancel != nil {
 		cancel(ErrClosedInFlight)
 	}
 	r.expire()
@@ -141,7 +143,7 @@ func (r *router) closeAll() {
 	r.closed = true
 	var cancels []context.CancelCauseFunc
 	for _, c := range r.calls {
-		if !c.done {
+		if !c.done && c.cancel != nil {
 			cancels = append(cancels, c.cancel)
 		}
 	}

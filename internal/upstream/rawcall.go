@@ -66,7 +66,7 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 			// (httpstream.go). A stdio call needs no such link: its
 			// upstream's messages are routed by the router.
 			return c.postToolCall(withPeer(ctx, peer), params)
-		})
+		}, false)
 	}
 	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
 		res, err := c.CallTool(ctx, peer, name, args, meta)
@@ -75,19 +75,32 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 		}
 		return encodeResult(res)
 	}
-	return c.callRaw(ctx, peer, name, args, meta, c.writeToolCall)
+	return c.callRaw(ctx, peer, name, args, meta, c.writeToolCall, true)
 }
 
 // callRaw sends a tools/call through send, which returns its result as
-// the upstream sent it, and finishes it as CallTool would.
-func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta, send func(context.Context, json.RawMessage) (json.RawMessage, error)) (RawResult, error) {
-	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}
-	if len(args) > 0 {
-		params.Arguments = args
-	}
-	ctx, done := c.track(ctx, peer, params)
+// the upstream sent it, and finishes it as CallTool would. Its params are
+// encoded once, from the caller's _meta as requestMeta and track would
+// make it, without copying it (rawCallParams). endsOnClose says that send
+// itself ends when the connection is closed under it (the stdio path:
+// rawConn.call watches the connection's life), so the call needs no
+// context of its own for Close to cancel.
+func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta,
+	send func(context.Context, json.RawMessage) (json.RawMessage, error), endsOnClose bool) (RawResult, error) {
+	token := meta[progressTokenKey]
+	ctx, id, done := c.begin(ctx, peer, token, !endsOnClose)
 	defer done()
-	data, err := json.Marshal(params)
+	var extra map[string]any
+	if level, ok := c.addedLevel(peer, meta); ok {
+		extra = map[string]any{mcp.MetaKeyLogLevel: level}
+	}
+	if token != nil {
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra[progressTokenKey] = id
+	}
+	data, err := rawCallParams(name, args, meta, extra)
 	if err != nil {
 		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
 	}
@@ -98,6 +111,13 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	if shape, ok := plainResult(raw); ok {
 		return RawResult{JSON: raw, IsError: shape.IsError}, nil
 	}
+	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	if token != nil {
+		params.SetProgressToken(id)
+	}
 	res, err := c.typedResult(ctx, peer, params, raw)
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
@@ -107,7 +127,7 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 
 // writeToolCall writes a tools/call on the stdio connection (rawConn).
 func (c *Conn) writeToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	raw, err := c.raw.call(ctx, "tools/call", params)
+	raw, err := c.raw.call(ctx, c.life.Done(), "tools/call", params)
 	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
 		// Close ended the connection: its cancel of ctx (the router's
 		// closeAll, after the session's end) may not have run yet.

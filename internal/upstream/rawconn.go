@@ -170,8 +170,11 @@ func (c *rawConn) fail(err error) {
 // result still raw. Errors are those go-sdk's session returns for the same
 // failures: ctx.Err() when ctx ends (the upstream is told the call was
 // cancelled), mcp.ErrConnectionClosed when the connection ends, and the
-// upstream's *jsonrpc.Error wrapped as go-sdk wraps it.
-func (c *rawConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// upstream's *jsonrpc.Error wrapped as go-sdk wraps it; and
+// ErrClosedInFlight when closing (the connection's life) ends first: the
+// call is then given up as a cancelled one, without a context of its own
+// for the connection's Close to cancel.
+func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, method string, params json.RawMessage) (json.RawMessage, error) {
 	key := rawIDPrefix + strconv.FormatInt(c.next.Add(1), 10)
 	id, err := jsonrpc.MakeID(key)
 	if err != nil {
@@ -199,23 +202,32 @@ func (c *rawConn) call(ctx context.Context, method string, params json.RawMessag
 		}
 		return resp.Result, nil
 	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.waiting, key)
-		open := c.err == nil
-		if open {
-			c.notes.Add(1) // under mu, before fail: Close's Wait sees it
-		}
-		c.mu.Unlock()
-		if open {
-			go c.cancelled(context.WithoutCancel(ctx), id, ctx.Err())
-		}
+		c.giveUp(ctx, key, id, ctx.Err())
 		return nil, ctx.Err()
+	case <-closing:
+		c.giveUp(ctx, key, id, ErrClosedInFlight)
+		return nil, ErrClosedInFlight
 	case <-c.done:
 		c.forget(key)
 		c.mu.Lock()
 		why := c.err
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, method, why)
+	}
+}
+
+// giveUp forgets the call key and tells the upstream, while the
+// connection is open, that its caller gave it up.
+func (c *rawConn) giveUp(ctx context.Context, key string, id jsonrpc.ID, why error) {
+	c.mu.Lock()
+	delete(c.waiting, key)
+	open := c.err == nil
+	if open {
+		c.notes.Add(1) // under mu, before fail: Close's Wait sees it
+	}
+	c.mu.Unlock()
+	if open {
+		go c.cancelled(context.WithoutCancel(ctx), id, why)
 	}
 }
 

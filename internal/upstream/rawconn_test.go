@@ -55,7 +55,7 @@ func TestRawConnTakesItsResponsesAndPassesTheRestInOrder(t *testing.T) {
 	ctx := context.Background()
 	got := make(chan rawAnswer, 1)
 	go func() {
-		res, err := rc.call(ctx, "tools/call", json.RawMessage(`{"name":"echo"}`))
+		res, err := rc.call(ctx, nil, "tools/call", json.RawMessage(`{"name":"echo"}`))
 		got <- rawAnswer{res, err}
 	}()
 	req := readRequest(t, up)
@@ -111,7 +111,7 @@ func TestRawConnRelaysTheUpstreamsError(t *testing.T) {
 		_ = up.Write(context.Background(), &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32042, Message: "no such thing"}})
 	}()
 	go func() { _, _ = rc.Read(context.Background()) }() // the session's reader
-	_, err := rc.call(context.Background(), "tools/call", json.RawMessage(`{}`))
+	_, err := rc.call(context.Background(), nil, "tools/call", json.RawMessage(`{}`))
 	var wire *jsonrpc.Error
 	if !errors.As(err, &wire) || wire.Code != -32042 || wire.Message != "no such thing" {
 		t.Fatalf("raw call = %v, want the upstream's JSON-RPC error", err)
@@ -124,7 +124,7 @@ func TestRawConnCancelledCallTellsTheUpstream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := rc.call(ctx, "tools/call", json.RawMessage(`{}`))
+		_, err := rc.call(ctx, nil, "tools/call", json.RawMessage(`{}`))
 		done <- err
 	}()
 	req := readRequest(t, up)
@@ -143,7 +143,7 @@ func TestRawConnCloseFailsTheCallsInFlight(t *testing.T) {
 	rc, up := rawPair(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := rc.call(context.Background(), "tools/call", json.RawMessage(`{}`))
+		_, err := rc.call(context.Background(), nil, "tools/call", json.RawMessage(`{}`))
 		done <- err
 	}()
 	readRequest(t, up)
@@ -151,7 +151,7 @@ func TestRawConnCloseFailsTheCallsInFlight(t *testing.T) {
 	if err := <-done; !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Fatalf("raw call cut by Close = %v, want mcp.ErrConnectionClosed", err)
 	}
-	if _, err := rc.call(context.Background(), "tools/call", json.RawMessage(`{}`)); !errors.Is(err, mcp.ErrConnectionClosed) {
+	if _, err := rc.call(context.Background(), nil, "tools/call", json.RawMessage(`{}`)); !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Fatalf("raw call after Close = %v, want mcp.ErrConnectionClosed", err)
 	}
 }
