@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -59,8 +60,27 @@ func (s *rawShape) field(key, value []byte) bool {
 // HTTP connection weft POSTs the call itself (httppost.go). Elsewhere it is
 // CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	return c.CallToolRawUntil(ctx, time.Time{}, peer, name, args, meta)
+}
+
+// CallToolRawUntil is CallToolRaw ended by deadline (zero: none) as a
+// context's deadline would end it, with context.DeadlineExceeded. On the
+// stdio path the wait for the result watches the deadline itself: the
+// call makes no context of its own.
+func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	in := inputsFrom(ctx)
+	if c.raw != nil && !c.newProtocol() && in.responses == nil && in.state == "" {
+		return c.callRaw(ctx, deadline, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+			return c.writeToolCall(ctx, deadline, params)
+		}, true)
+	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	if c.takesHTTPRaw(ctx) {
-		return c.callRaw(ctx, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		return c.callRaw(ctx, time.Time{}, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			// The peer rides in ctx: what the upstream sends on a posted
 			// call's stream is relayed to this call's client alone
 			// (httpstream.go). A stdio call needs no such link: its
@@ -68,14 +88,11 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 			return c.postToolCall(withPeer(ctx, peer), params)
 		}, false)
 	}
-	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
-		res, err := c.CallTool(ctx, peer, name, args, meta)
-		if err != nil {
-			return RawResult{}, err
-		}
-		return encodeResult(res)
+	res, err := c.CallTool(ctx, peer, name, args, meta)
+	if err != nil {
+		return RawResult{}, err
 	}
-	return c.callRaw(ctx, peer, name, args, meta, c.writeToolCall, true)
+	return encodeResult(res)
 }
 
 // callRaw sends a tools/call through send, which returns its result as
@@ -84,8 +101,9 @@ func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args jso
 // make it, without copying it (rawCallParams). endsOnClose says that send
 // itself ends when the connection is closed under it (the stdio path:
 // rawConn.call watches the connection's life), so the call needs no
-// context of its own for Close to cancel.
-func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta,
+// context of its own for Close to cancel; deadline (zero: none) is send's
+// too, and bounds what follows a result that is not plain.
+func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name string, args json.RawMessage, meta mcp.Meta,
 	send func(context.Context, json.RawMessage) (json.RawMessage, error), endsOnClose bool) (RawResult, error) {
 	token := meta[progressTokenKey]
 	ctx, id, done := c.begin(ctx, peer, token, !endsOnClose)
@@ -118,6 +136,11 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	if token != nil {
 		params.SetProgressToken(id)
 	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	res, err := c.typedResult(ctx, peer, params, raw)
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
@@ -125,9 +148,10 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	return encodeResult(res)
 }
 
-// writeToolCall writes a tools/call on the stdio connection (rawConn).
-func (c *Conn) writeToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	raw, err := c.raw.call(ctx, c.life.Done(), "tools/call", params)
+// writeToolCall writes a tools/call on the stdio connection (rawConn),
+// ended by deadline (zero: none).
+func (c *Conn) writeToolCall(ctx context.Context, deadline time.Time, params json.RawMessage) (json.RawMessage, error) {
+	raw, err := c.raw.call(ctx, c.life.Done(), deadline, "tools/call", params)
 	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
 		// Close ended the connection: its cancel of ctx (the router's
 		// closeAll, after the session's end) may not have run yet.

@@ -173,8 +173,19 @@ func (c *rawConn) fail(err error) {
 // upstream's *jsonrpc.Error wrapped as go-sdk wraps it; and
 // ErrClosedInFlight when closing (the connection's life) ends first: the
 // call is then given up as a cancelled one, without a context of its own
-// for the connection's Close to cancel.
-func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, method string, params json.RawMessage) (json.RawMessage, error) {
+// for the connection's Close to cancel. deadline (zero: none) ends it as
+// a deadline of ctx would, with context.DeadlineExceeded.
+func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, deadline time.Time, method string, params json.RawMessage) (json.RawMessage, error) {
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return nil, context.DeadlineExceeded // as Write refuses a context past its deadline
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C
+	}
 	key := rawIDPrefix + strconv.FormatInt(c.next.Add(1), 10)
 	id, err := jsonrpc.MakeID(key)
 	if err != nil {
@@ -204,6 +215,9 @@ func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, method stri
 	case <-ctx.Done():
 		c.giveUp(ctx, key, id, ctx.Err())
 		return nil, ctx.Err()
+	case <-expired:
+		c.giveUp(ctx, key, id, context.DeadlineExceeded)
+		return nil, context.DeadlineExceeded
 	case <-closing:
 		c.giveUp(ctx, key, id, ErrClosedInFlight)
 		return nil, ErrClosedInFlight

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,7 +56,7 @@ func TestRawConnTakesItsResponsesAndPassesTheRestInOrder(t *testing.T) {
 	ctx := context.Background()
 	got := make(chan rawAnswer, 1)
 	go func() {
-		res, err := rc.call(ctx, nil, "tools/call", json.RawMessage(`{"name":"echo"}`))
+		res, err := rc.call(ctx, nil, time.Time{}, "tools/call", json.RawMessage(`{"name":"echo"}`))
 		got <- rawAnswer{res, err}
 	}()
 	req := readRequest(t, up)
@@ -111,7 +112,7 @@ func TestRawConnRelaysTheUpstreamsError(t *testing.T) {
 		_ = up.Write(context.Background(), &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32042, Message: "no such thing"}})
 	}()
 	go func() { _, _ = rc.Read(context.Background()) }() // the session's reader
-	_, err := rc.call(context.Background(), nil, "tools/call", json.RawMessage(`{}`))
+	_, err := rc.call(context.Background(), nil, time.Time{}, "tools/call", json.RawMessage(`{}`))
 	var wire *jsonrpc.Error
 	if !errors.As(err, &wire) || wire.Code != -32042 || wire.Message != "no such thing" {
 		t.Fatalf("raw call = %v, want the upstream's JSON-RPC error", err)
@@ -124,7 +125,7 @@ func TestRawConnCancelledCallTellsTheUpstream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := rc.call(ctx, nil, "tools/call", json.RawMessage(`{}`))
+		_, err := rc.call(ctx, nil, time.Time{}, "tools/call", json.RawMessage(`{}`))
 		done <- err
 	}()
 	req := readRequest(t, up)
@@ -139,11 +140,38 @@ func TestRawConnCancelledCallTellsTheUpstream(t *testing.T) {
 	}
 }
 
+// TestRawConnDeadlineEndsTheCallAsAContextDeadline: a raw call given a
+// deadline (the server's timeout, carried down from the hub instead of a
+// context of its own) ends as one whose context had it: with
+// context.DeadlineExceeded, the upstream told the call was cancelled; and
+// a deadline already past is refused before anything is written.
+func TestRawConnDeadlineEndsTheCallAsAContextDeadline(t *testing.T) {
+	rc, up := rawPair(t)
+	go func() { _, _ = rc.Read(context.Background()) }()
+	if _, err := rc.call(context.Background(), nil, time.Now().Add(-time.Millisecond), "tools/call", json.RawMessage(`{}`)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("raw call past its deadline = %v, want context.DeadlineExceeded", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := rc.call(context.Background(), nil, time.Now().Add(50*time.Millisecond), "tools/call", json.RawMessage(`{}`))
+		done <- err
+	}()
+	req := readRequest(t, up) // never answered
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("raw call past its deadline = %v, want context.DeadlineExceeded", err)
+	}
+	note := readRequest(t, up)
+	var p mcp.CancelledParams
+	if note.Method != "notifications/cancelled" || json.Unmarshal(note.Params, &p) != nil || p.RequestID != req.ID.Raw() {
+		t.Fatalf("after the deadline the upstream got %s %s, want notifications/cancelled for %v", note.Method, note.Params, req.ID.Raw())
+	}
+}
+
 func TestRawConnCloseFailsTheCallsInFlight(t *testing.T) {
 	rc, up := rawPair(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := rc.call(context.Background(), nil, "tools/call", json.RawMessage(`{}`))
+		_, err := rc.call(context.Background(), nil, time.Time{}, "tools/call", json.RawMessage(`{}`))
 		done <- err
 	}()
 	readRequest(t, up)
@@ -151,7 +179,7 @@ func TestRawConnCloseFailsTheCallsInFlight(t *testing.T) {
 	if err := <-done; !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Fatalf("raw call cut by Close = %v, want mcp.ErrConnectionClosed", err)
 	}
-	if _, err := rc.call(context.Background(), nil, "tools/call", json.RawMessage(`{}`)); !errors.Is(err, mcp.ErrConnectionClosed) {
+	if _, err := rc.call(context.Background(), nil, time.Time{}, "tools/call", json.RawMessage(`{}`)); !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Fatalf("raw call after Close = %v, want mcp.ErrConnectionClosed", err)
 	}
 }
