@@ -56,7 +56,7 @@ func (h *Hub) guarded(ctx context.Context, name, tool string, call deadlineCall)
 		return err
 	}
 	s.mu.Lock()
-	br, tools, sem, timeout := s.breaker, s.tools, s.sem, s.cfg.Timeout()
+	br, tools, sem, timeout, perUser := s.breaker, s.tools, s.sem, s.cfg.Timeout(), s.cfg.IsPerUser()
 	s.mu.Unlock()
 	var tb *breaker
 	if tool != "" {
@@ -70,7 +70,7 @@ func (h *Hub) guarded(ctx context.Context, name, tool string, call deadlineCall)
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
-		if h.opts.Instance != nil { // the instance's start waits on ctx
+		if h.opts.Instance != nil && perUser { // the instance's start waits on ctx
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, deadline)
 			defer cancel()
