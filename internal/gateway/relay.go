@@ -100,6 +100,12 @@ func readEnvelope(body []byte, raw *rawEnvelope) (envelope, bool) {
 // jsonText decodes raw, a JSON string, without a decoder when it holds
 // only printable ASCII and no escapes; false when raw is not a string.
 func jsonText(raw []byte) (string, bool) {
+	switch string(raw) { // the envelope's usual values, without a copy
+	case `"2.0"`:
+		return "2.0", true
+	case `"tools/call"`:
+		return "tools/call", true
+	}
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainASCII(raw[1:n-1]) {
 		return string(raw[1 : n-1]), true
 	}

@@ -196,30 +196,39 @@ type progressParams interface {
 // the call.
 func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.Context, func()) {
 	token := p.GetProgressToken()
-	ctx, id, done := c.begin(ctx, peer, token, true)
+	t := c.begin(ctx, peer, token, true)
 	if token != nil {
-		p.SetProgressToken(id)
+		p.SetProgressToken(t.call.id)
 	}
-	return ctx, done
+	return t.ctx, func() { c.end(t) }
+}
+
+// tracked is a call begin registered with the router, for end.
+type tracked struct {
+	ctx    context.Context // the call's own, or the caller's
+	call   *call
+	cancel context.CancelCauseFunc // nil: the call has no context of its own
 }
 
 // begin registers a call with the router (track without the token's
-// swap): it returns the call's context, weft's token for it and the func
-// that retires it. own gives the call a context of its own, which Close
-// cancels with ErrClosedInFlight; without it the call must end by itself
-// when the connection closes (rawConn.call).
-func (c *Conn) begin(ctx context.Context, peer Peer, token any, own bool) (context.Context, int64, func()) {
+// swap). own gives the call a context of its own, which Close cancels
+// with ErrClosedInFlight; without it the call must end by itself when the
+// connection closes (rawConn.call).
+func (c *Conn) begin(ctx context.Context, peer Peer, token any, own bool) tracked {
 	var cancel context.CancelCauseFunc
 	if own {
 		ctx, cancel = context.WithCancelCause(ctx)
 	}
-	id, done := c.router.begin(ctx, peer, token, cancel) // Close cancels it (closeAll)
-	return ctx, id, func() {
-		c.order.settle(ctx)
-		done()
-		if cancel != nil {
-			cancel(nil)
-		}
+	return tracked{ctx: ctx, call: c.router.start(ctx, peer, token, cancel), cancel: cancel} // Close cancels it (closeAll)
+}
+
+// end first lets the progress and log messages the upstream sent before
+// its result reach the peer, then retires the call.
+func (c *Conn) end(t tracked) {
+	c.order.settle(t.ctx)
+	c.router.end(t.call)
+	if t.cancel != nil {
+		t.cancel(nil)
 	}
 }
 

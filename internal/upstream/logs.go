@@ -171,7 +171,7 @@ func holds(calls []*call, p Peer) bool {
 // notification trailed the result), on the session.
 func relay(ctx context.Context, cl *call, send func(context.Context) error) error {
 	if cl.ctx != nil {
-		if err := send(linkedCtx{Context: ctx, values: cl.ctx}); err == nil {
+		if err := send(linkedCtx{Context: ctx, values: cl.values()}); err == nil {
 			return nil
 		}
 	}

@@ -106,8 +106,9 @@ func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Pe
 func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name string, args json.RawMessage, meta mcp.Meta,
 	send func(context.Context, json.RawMessage) (json.RawMessage, error), endsOnClose bool) (RawResult, error) {
 	token := meta[progressTokenKey]
-	ctx, id, done := c.begin(ctx, peer, token, !endsOnClose)
-	defer done()
+	t := c.begin(ctx, peer, token, !endsOnClose)
+	defer c.end(t)
+	ctx, id := t.ctx, t.call.id
 	var extra map[string]any
 	if level, ok := c.addedLevel(peer, meta); ok {
 		extra = map[string]any{mcp.MetaKeyLogLevel: level}
