@@ -273,8 +273,8 @@ func TestPlainResultLeavesOddResultsToTheTypedPath(t *testing.T) {
 
 func TestRawConnTakesItsResultLinesBeforeTheSession(t *testing.T) {
 	rc := newRawConn(nil)
-	ch := make(chan *jsonrpc.Response, 1)
-	rc.waiting[rawIDPrefix+"1"] = ch
+	ch := make(chan rawReply, 1)
+	rc.waiting[1] = ch
 	tests := []struct {
 		name string
 		line string
@@ -287,6 +287,8 @@ func TestRawConnTakesItsResultLinesBeforeTheSession(t *testing.T) {
 		{"an extra key", `{"jsonrpc":"2.0","id":"weft-raw-1","result":{},"method":"x"}`, false},
 		{"nested deeper than go-sdk reads", `{"jsonrpc":"2.0","id":"weft-raw-1","result":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`, false},
 		{"a result nobody waits for", `{"jsonrpc":"2.0","id":"weft-raw-9","result":{}}`, true},
+		{"weft's id, not one weft gives", `{"jsonrpc":"2.0","id":"weft-raw-x1","result":{}}`, true},
+		{"weft's id escaped, nobody waits", `{"jsonrpc":"2.0","id":"weft-raw-\u0039","result":{}}`, true},
 		{"the raw call's result", `{"jsonrpc":"2.0","id":"weft-raw-1","result":{"content":[]}}`, true},
 	}
 	for _, tt := range tests {
@@ -295,9 +297,9 @@ func TestRawConnTakesItsResultLinesBeforeTheSession(t *testing.T) {
 		}
 	}
 	select {
-	case resp := <-ch:
-		if string(resp.Result) != `{"content":[]}` || resp.ID.Raw() != rawIDPrefix+"1" {
-			t.Errorf("the caller got %v %s, want its result as sent", resp.ID.Raw(), resp.Result)
+	case reply := <-ch:
+		if string(reply.result) != `{"content":[]}` || reply.err != nil {
+			t.Errorf("the caller got %s (%v), want its result as sent", reply.result, reply.err)
 		}
 	default:
 		t.Error("the caller got nothing")
@@ -319,5 +321,30 @@ func TestStdioLinesCountNotificationsInLineOrder(t *testing.T) {
 	}
 	if order.read != 2 {
 		t.Errorf("counted %d ordered notifications, want 2 (progress and log)", order.read)
+	}
+}
+
+// TestRawSeqOfReadsTheIDAsGoSDKDecodesIt: the number of weft's own call
+// id, read in place when plain and decoded otherwise; an id with weft's
+// prefix whose number weft never gives is still weft's (seq -1).
+func TestRawSeqOfReadsTheIDAsGoSDKDecodesIt(t *testing.T) {
+	tests := []struct {
+		raw  string
+		seq  int64
+		ours bool
+	}{
+		{`"weft-raw-12"`, 12, true},
+		{`"weft-raw-\u0031\u0032"`, 12, true},
+		{`"weft-raw-"`, -1, true},
+		{`"weft-raw-1x"`, -1, true},
+		{`"weft-raw-1234567890123456789"`, -1, true},
+		{`"other-12"`, 0, false},
+		{`12`, 0, false},
+		{`"weft-raw-12`, 0, false},
+	}
+	for _, tt := range tests {
+		if seq, ours := rawSeqOf([]byte(tt.raw)); seq != tt.seq || ours != tt.ours {
+			t.Errorf("rawSeqOf(%s) = %d, %v; want %d, %v", tt.raw, seq, ours, tt.seq, tt.ours)
+		}
 	}
 }
