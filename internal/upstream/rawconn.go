@@ -74,7 +74,7 @@ type rawConn struct {
 
 	mu      sync.Mutex
 	waiting map[int64]chan rawReply // by the number in the call's id; guarded by mu
-	err     error                             // why done was closed; guarded by mu
+	err     error                   // why done was closed; guarded by mu
 }
 
 func newRawConn(conn mcp.Connection) *rawConn {
