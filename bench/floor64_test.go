@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -41,12 +40,7 @@ const floorConc = 64
 //	go test -run '^$' -bench FloorC64 -benchtime 20000x ./bench/
 func BenchmarkFloorC64(b *testing.B) {
 	ctx := context.Background()
-	w, err := buildWorkspace(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { w.cleanup(false) })
-	paths := floorPaths(ctx, b, w, floorRev(), "stdio-mux")
+	w, paths := startFloorPaths(ctx, b, "stdio-mux")
 	for _, p := range paths {
 		runCount(ctx, p.call, floorBlock64, floorConc) // warm up: every pooled connection, each process's heap
 	}
@@ -159,20 +153,8 @@ func (m *stdioMuxFloor) read() {
 }
 
 func (m *stdioMuxFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(body, &env) != nil {
-		w.WriteHeader(http.StatusBadRequest)
+	body, env, ok := readPost(w, r)
+	if !ok {
 		return
 	}
 	m.mu.Lock()
@@ -192,7 +174,7 @@ func (m *stdioMuxFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.pending[string(env.ID)] = ch
 		m.pmu.Unlock()
 	}
-	_, err = m.in.Write(append(body, '\n'))
+	_, err := m.in.Write(append(body, '\n'))
 	if env.Method != "initialize" {
 		m.mu.Unlock()
 	}
@@ -204,21 +186,12 @@ func (m *stdioMuxFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	var line []byte
 	select {
-	case line = <-ch:
+	case line := <-ch:
+		m.answer(w, env.Method, line)
 	case <-r.Context().Done():
 		m.pmu.Lock()
 		delete(m.pending, string(env.ID))
 		m.pmu.Unlock()
-		return
 	}
-	if env.Method == "initialize" {
-		var res struct{ Result json.RawMessage }
-		_ = json.Unmarshal(line, &res)
-		m.init = res.Result
-		w.Header().Set("Mcp-Session-Id", "floor")
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(line)
 }

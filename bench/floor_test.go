@@ -54,12 +54,7 @@ const floorBlock = 100
 //	go test -run '^$' -bench FloorC1 -benchtime 3000x ./bench/
 func BenchmarkFloorC1(b *testing.B) {
 	ctx := context.Background()
-	w, err := buildWorkspace(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { w.cleanup(false) })
-	paths := floorPaths(ctx, b, w, floorRev(), "stdio")
+	_, paths := startFloorPaths(ctx, b, "stdio")
 	for _, p := range paths {
 		runCount(ctx, p.call, 300, 1) // warm up: connections, caches, each process's first calls
 	}
@@ -71,6 +66,19 @@ func BenchmarkFloorC1(b *testing.B) {
 	for i, p := range paths {
 		reportPath(b, p, lat[i], lat[0], p.cpu()-cpu0[i])
 	}
+}
+
+// startFloorPaths builds weft and the upstream into a workspace that b's
+// cleanup removes, and starts every path with the stdio floor of kind
+// stdioMode (see floorPaths).
+func startFloorPaths(ctx context.Context, b *testing.B, stdioMode string) (*workspace, []floorPath) {
+	b.Helper()
+	w, err := buildWorkspace(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.cleanup(false) })
+	return w, floorPaths(ctx, b, w, floorRev(), stdioMode)
 }
 
 // floorRev is the revision the floor benchmarks' client pins:
@@ -304,20 +312,8 @@ func startStdioFloor(ctx context.Context, bin string) (*stdioFloor, error) {
 }
 
 func (f *stdioFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed) // no standalone stream; DELETE ends nothing
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(body, &env) != nil {
-		w.WriteHeader(http.StatusBadRequest)
+	body, env, ok := readPost(w, r)
+	if !ok {
 		return
 	}
 	f.mu.Lock()
@@ -340,7 +336,39 @@ func (f *stdioFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 		return
 	}
-	if env.Method == "initialize" {
+	f.answer(w, env.Method, line)
+}
+
+// floorEnvelope is what the stdio floors read of a request.
+type floorEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// readPost reads a POST's body and envelope; anything else, or a body
+// that is not JSON, it answers itself and returns ok false (no standalone
+// stream; DELETE ends nothing).
+func readPost(w http.ResponseWriter, r *http.Request) (body []byte, env floorEnvelope, ok bool) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return nil, env, false
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, env, false
+	}
+	if json.Unmarshal(body, &env) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return nil, env, false
+	}
+	return body, env, true
+}
+
+// answer writes the child's response line to the request of method; the
+// first initialize's result is kept for later sessions (handshake). The
+// caller holds f.mu for an initialize.
+func (f *stdioFloor) answer(w http.ResponseWriter, method string, line []byte) {
+	if method == "initialize" {
 		var res struct{ Result json.RawMessage }
 		_ = json.Unmarshal(line, &res)
 		f.init = res.Result
