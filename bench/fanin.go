@@ -49,6 +49,7 @@ type faninRow struct {
 	// (ListP50MS), whose pages weft may answer from the first.
 	ListWeftCPUMS   float64 `json:"tools_list_weft_cpu_ms"`
 	ListClientCPUMS float64 `json:"tools_list_client_cpu_ms"`
+	faninRaw
 }
 
 // fanin runs scenario 2: many stdio upstreams, then many tools over HTTP.
@@ -124,7 +125,10 @@ func faninHTTP(ctx context.Context, w *workspace, n, tools int, o options) (fani
 	for i, u := range urls {
 		entries[i] = entry{name: fmt.Sprintf("h%02d", i), target: u}
 	}
-	return row, measureFanin(ctx, w, "fanin-http", entries, &row, o)
+	if err := measureFanin(ctx, w, "fanin-http", entries, &row, o); err != nil {
+		return row, err
+	}
+	return row, rawFaninHTTP(ctx, w, urls, entries, &row)
 }
 
 // startHTTPUpstreams starts n HTTP upstreams and returns their endpoints and

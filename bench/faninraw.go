@@ -1,0 +1,173 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// faninRaw is the fan-in row again with the raw client (rawclient.go) in
+// place of go-sdk's, on both paths, in the same run: what is left of the
+// ratio once the client's own decoding of every tool is taken out.
+type faninRaw struct {
+	// RawDirectMS is the direct path with raw clients: one per upstream,
+	// all at once, from the first connect to the last tool listed.
+	RawDirectMS    float64 `json:"raw_direct_start_to_all_listed_ms,omitempty"`
+	RawDirectCPUMS float64 `json:"raw_direct_client_cpu_ms,omitempty"`
+	// RawActiveMS and RawListedMS are a second start of weft with the same
+	// upstreams: launch → all listed in weft, then launch → the raw client
+	// has listed every tool through weft.
+	RawActiveMS   float64 `json:"raw_start_to_all_active_ms,omitempty"`
+	RawListedMS   float64 `json:"raw_start_to_client_listed_ms,omitempty"`
+	RawStartCPUMS float64 `json:"raw_weft_cpu_to_all_listed_ms,omitempty"`
+	// RawLastListMS is RawListedMS − RawActiveMS, with the CPU weft and the
+	// client spent in it.
+	RawLastListMS          float64 `json:"raw_last_list_ms,omitempty"`
+	RawLastListWeftCPUMS   float64 `json:"raw_last_list_weft_cpu_ms,omitempty"`
+	RawLastListClientCPUMS float64 `json:"raw_last_list_client_cpu_ms,omitempty"`
+	RawDirectRatio         float64 `json:"raw_direct_ratio,omitempty"` // RawListedMS ÷ RawDirectMS
+}
+
+// rawFaninHTTP measures the raw client's fan-in row for HTTP upstreams at
+// urls, which weft reaches as entries: the direct path, then weft's.
+func rawFaninHTTP(ctx context.Context, w *workspace, urls []string, entries []entry, row *faninRow) error {
+	if err := rawDirect(ctx, urls, row); err != nil {
+		return err
+	}
+	return rawThroughWeft(ctx, w, "fanin-http-raw", entries, row)
+}
+
+// rawDirect is the direct path with raw clients: each connects to its
+// upstream and lists all its tools, all at once. Ending the sessions is
+// not timed.
+func rawDirect(ctx context.Context, urls []string, row *faninRow) error {
+	clients := make([]*rawClient, len(urls))
+	counts := make([]int, len(urls))
+	errs := make([]error, len(urls))
+	var wg sync.WaitGroup
+	cpu0 := readCPU(roles{}).client
+	t0 := time.Now()
+	for i, u := range urls {
+		wg.Go(func() {
+			if clients[i], errs[i] = dialRaw(ctx, u); errs[i] == nil {
+				counts[i], errs[i] = clients[i].listAll(ctx)
+			}
+		})
+	}
+	wg.Wait()
+	row.RawDirectMS = ms(time.Since(t0))
+	row.RawDirectCPUMS = ms(readCPU(roles{}).client - cpu0)
+	for _, rc := range clients {
+		if rc != nil {
+			wg.Go(rc.close)
+		}
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if want := row.Upstreams * row.ToolsEach; total < want && errors.Join(errs...) == nil {
+		errs = append(errs, fmt.Errorf("raw direct path listed %d tools, want %d", total, want))
+	}
+	return errors.Join(errs...)
+}
+
+// rawThroughWeft starts weft with entries, as measureFanin does, and times
+// launch → the raw client (connected as soon as weft listens) has listed
+// every tool through it.
+func rawThroughWeft(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow) error {
+	cfg := w.path(name + ".toml")
+	if err := writeConfig(cfg, entries); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	p, url, err := w.startServe(ctx, "weft-"+name, cfg)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	type dialed struct {
+		rc  *rawClient
+		err error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		rc, err := dialRaw(ctx, url)
+		done <- dialed{rc, err}
+	}()
+	waitErr := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach)
+	row.RawActiveMS = ms(time.Since(t0))
+	d := <-done
+	if d.rc != nil {
+		defer d.rc.close()
+	}
+	if err := errors.Join(waitErr, d.err); err != nil {
+		return err
+	}
+	if row.RawStartCPUMS, err = cpuMS(p.pid()); err != nil {
+		return err
+	}
+	client0 := readCPU(roles{}).client
+	err = listUntil(ctx, len(entries)*row.ToolsEach, d.rc.listAll)
+	row.RawListedMS = ms(time.Since(t0))
+	row.RawLastListClientCPUMS = ms(readCPU(roles{}).client - client0)
+	if err != nil {
+		return err
+	}
+	weft1, err := cpuMS(p.pid())
+	row.RawLastListWeftCPUMS = weft1 - row.RawStartCPUMS
+	row.RawLastListMS = row.RawListedMS - row.RawActiveMS
+	if row.RawDirectMS > 0 {
+		row.RawDirectRatio = row.RawListedMS / row.RawDirectMS
+	}
+	return err
+}
+
+// printFaninRaw prints the raw client's fan-in rows, if any were measured.
+func printFaninRaw(tw io.Writer, rows []faninRow) {
+	header := false
+	for _, f := range rows {
+		if f.RawDirectMS == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\n2b. fan-in, raw client\tstart→all active ms\tweft CPU ms\tclient listed ms\tdirect listed ms\tweft ÷ direct\tdirect client CPU ms\tlast list ms\tits weft / client CPU ms\t")
+			header = true
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f×\t%.0f\t%.0f\t%.0f / %.0f\t\n", f.Label, f.RawActiveMS, f.RawStartCPUMS, f.RawListedMS, f.RawDirectMS,
+			f.RawDirectRatio, f.RawDirectCPUMS, f.RawLastListMS, f.RawLastListWeftCPUMS, f.RawLastListClientCPUMS)
+	}
+}
+
+// rawFaninGoal is the fan-in goal judged on the raw client's row.
+func rawFaninGoal(f faninRow, limit float64) (goal, bool) {
+	if f.RawDirectMS == 0 {
+		return goal{}, false
+	}
+	return goal{"start → all listed ÷ direct, " + f.Label + ", raw client", fmt.Sprintf("≤ %.1f×", limit), fmt.Sprintf("%.2f×", f.RawDirectRatio), f.RawDirectRatio > 0 && f.RawDirectRatio <= limit}, true
+}
+
+// maxRelists bounds listUntil's lists.
+const maxRelists = 100
+
+// listUntil lists with list until it holds at least want tools. The admin
+// status shows a catalog as soon as weft has built it, a moment before the
+// face serves it all (weft's face takes each catalog after it is built),
+// so a list right then can come back short; a client told of the change
+// (tools/list_changed) lists again, and so does this one.
+func listUntil(ctx context.Context, want int, list func(context.Context) (int, error)) error {
+	n := 0
+	for range maxRelists {
+		var err error
+		if n, err = list(ctx); err != nil || n >= want {
+			return err
+		}
+	}
+	return fmt.Errorf("listed %d tools through weft %d times, want at least %d", n, maxRelists, want)
+}
