@@ -217,10 +217,13 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 
 // lastList is the client's list of the whole catalog through weft once
 // weft has listed every tool, with the CPU weft (pid) and the bench spent
-// in it.
+// in it. A list that comes back short (the face had not yet taken the
+// catalog the status showed) is listed again, as by a client told of the
+// change (listUntil).
 func lastList(ctx context.Context, cs *mcp.ClientSession, pid int, row *faninRow) error {
 	client0, weft0 := readCPU(roles{}).client, row.StartCPUMS
-	if _, err := listTools(ctx, cs); err != nil {
+	list := func(ctx context.Context) (int, error) { return listTools(ctx, cs) }
+	if err := listUntil(ctx, row.Upstreams*row.ToolsEach, list); err != nil {
 		return err
 	}
 	row.LastListClientCPUMS = ms(readCPU(roles{}).client - client0)

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -40,6 +42,17 @@ func rawFaninHTTP(ctx context.Context, w *workspace, urls []string, entries []en
 		return err
 	}
 	return rawThroughWeft(ctx, w, "fanin-http-raw", entries, row)
+}
+
+// rawConfig is where the raw client's start of weft reads its config: a
+// directory of its own, so that it starts without the pins (kept beside
+// the config) the go-sdk row's start saved, as that start did.
+func rawConfig(w *workspace, name string) (string, error) {
+	dir := w.path(name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "weft.toml"), nil
 }
 
 // rawDirect is the direct path with raw clients: each connects to its
@@ -82,7 +95,10 @@ func rawDirect(ctx context.Context, urls []string, row *faninRow) error {
 // launch → the raw client (connected as soon as weft listens) has listed
 // every tool through it.
 func rawThroughWeft(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow) error {
-	cfg := w.path(name + ".toml")
+	cfg, err := rawConfig(w, name)
+	if err != nil {
+		return err
+	}
 	if err := writeConfig(cfg, entries); err != nil {
 		return err
 	}
