@@ -166,30 +166,18 @@ func stopAll(procs []*proc) {
 // measureFanin starts weft with entries, times start → all active and
 // listed through the admin status, then measures tools/list and weft's memory.
 func measureFanin(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow, o options) error {
-	cfg := w.path(name + ".toml")
-	if err := writeConfig(cfg, entries); err != nil {
-		return err
+	l, err := launchFanin(ctx, w, name, w.path(name+".toml"), entries, row.ToolsEach, connectHTTP)
+	if l.p != nil {
+		defer l.p.stop()
 	}
-	t0 := time.Now()
-	p, url, err := w.startServe(ctx, "weft-"+name, cfg)
+	if l.client != nil {
+		defer l.client.Close()
+	}
 	if err != nil {
 		return err
 	}
-	defer p.stop()
-	// The client that lists through weft connects as soon as weft listens,
-	// as a client launched with weft would, while the upstreams connect.
-	connected := connectInBackground(ctx, url)
-	// Upstreams connect after weft listens: the start ends when every tool
-	// is listed, not merely when every server is active.
-	waitErr := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach)
-	row.ActiveMS = ms(time.Since(t0))
-	cs, err := connected()
-	if cs != nil {
-		defer cs.Close()
-	}
-	if err = errors.Join(waitErr, err); err != nil {
-		return err
-	}
+	p, cs, t0, url := l.p, l.client, l.t0, l.url
+	row.ActiveMS = ms(l.active)
 	if row.StartCPUMS, err = cpuMS(p.pid()); err != nil {
 		return err
 	}
@@ -230,24 +218,6 @@ func lastList(ctx context.Context, cs *mcp.ClientSession, pid int, row *faninRow
 	weft1, err := cpuMS(pid)
 	row.LastListWeftCPUMS = weft1 - weft0
 	return err
-}
-
-// connectInBackground connects a client to url at once and returns the
-// wait for it.
-func connectInBackground(ctx context.Context, url string) func() (*mcp.ClientSession, error) {
-	type session struct {
-		cs  *mcp.ClientSession
-		err error
-	}
-	done := make(chan session, 1)
-	go func() {
-		cs, err := connectHTTP(ctx, url)
-		done <- session{cs, err}
-	}()
-	return func() (*mcp.ClientSession, error) {
-		s := <-done
-		return s.cs, s.err
-	}
 }
 
 // measureList lists weft's whole catalog k times over HTTP, and the CPU

@@ -44,6 +44,46 @@ func rawFaninHTTP(ctx context.Context, w *workspace, urls []string, entries []en
 	return rawThroughWeft(ctx, w, "fanin-http-raw", entries, row)
 }
 
+// launched is weft started for a fan-in row, with the client that lists
+// through it.
+type launched[C any] struct {
+	p      *proc
+	url    string
+	client C
+	t0     time.Time     // when weft was launched
+	active time.Duration // launch → every tool listed in weft's status
+}
+
+// launchFanin writes cfg for entries and starts weft with it. The client
+// (dial) connects as soon as weft listens, as a client launched with weft
+// would, while the upstreams connect; the start ends when weft's status
+// lists every tool (tools each), not merely every server active. The
+// caller stops l.p and closes l.client, also when err is set.
+func launchFanin[C any](ctx context.Context, w *workspace, name, cfg string, entries []entry, tools int, dial func(context.Context, string) (C, error)) (l launched[C], err error) {
+	if err := writeConfig(cfg, entries); err != nil {
+		return l, err
+	}
+	l.t0 = time.Now()
+	if l.p, l.url, err = w.startServe(ctx, "weft-"+name, cfg); err != nil {
+		l.p = nil
+		return l, err
+	}
+	type dialed struct {
+		c   C
+		err error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		c, err := dial(ctx, l.url)
+		done <- dialed{c, err}
+	}()
+	waitErr := waitListed(ctx, adminBase(l.url), len(entries), len(entries)*tools)
+	l.active = time.Since(l.t0)
+	d := <-done
+	l.client = d.c
+	return l, errors.Join(waitErr, d.err)
+}
+
 // rawConfig is where the raw client's start of weft reads its config: a
 // directory of its own, so that it starts without the pins (kept beside
 // the config) the go-sdk row's start saved, as that start did.
@@ -99,38 +139,23 @@ func rawThroughWeft(ctx context.Context, w *workspace, name string, entries []en
 	if err != nil {
 		return err
 	}
-	if err := writeConfig(cfg, entries); err != nil {
-		return err
+	l, err := launchFanin(ctx, w, name, cfg, entries, row.ToolsEach, dialRaw)
+	if l.p != nil {
+		defer l.p.stop()
 	}
-	t0 := time.Now()
-	p, url, err := w.startServe(ctx, "weft-"+name, cfg)
+	if l.client != nil {
+		defer l.client.close()
+	}
 	if err != nil {
 		return err
 	}
-	defer p.stop()
-	type dialed struct {
-		rc  *rawClient
-		err error
-	}
-	done := make(chan dialed, 1)
-	go func() {
-		rc, err := dialRaw(ctx, url)
-		done <- dialed{rc, err}
-	}()
-	waitErr := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach)
-	row.RawActiveMS = ms(time.Since(t0))
-	d := <-done
-	if d.rc != nil {
-		defer d.rc.close()
-	}
-	if err := errors.Join(waitErr, d.err); err != nil {
-		return err
-	}
+	p, t0 := l.p, l.t0
+	row.RawActiveMS = ms(l.active)
 	if row.RawStartCPUMS, err = cpuMS(p.pid()); err != nil {
 		return err
 	}
 	client0 := readCPU(roles{}).client
-	err = listUntil(ctx, len(entries)*row.ToolsEach, d.rc.listAll)
+	err = listUntil(ctx, len(entries)*row.ToolsEach, l.client.listAll)
 	row.RawListedMS = ms(time.Since(t0))
 	row.RawLastListClientCPUMS = ms(readCPU(roles{}).client - client0)
 	if err != nil {
