@@ -93,7 +93,10 @@ func faninStdio(ctx context.Context, w *workspace, n, tools int, o options) (fan
 	for i := range entries {
 		entries[i] = entry{name: fmt.Sprintf("s%03d", i), target: w.benchserver, args: args}
 	}
-	return row, measureFanin(ctx, w, "fanin-stdio", entries, &row, o)
+	if err := measureFanin(ctx, w, "fanin-stdio", entries, &row, o); err != nil {
+		return row, err
+	}
+	return row, rawFaninStdio(ctx, w, n, entries, &row, w.benchserver, args...)
 }
 
 // faninHTTP: weft with n HTTP upstreams of tools tools each; the upstreams

@@ -121,14 +121,29 @@ func rawDirect(ctx context.Context, urls []string, row *faninRow) error {
 		}
 	}
 	wg.Wait()
+	return errors.Join(append(errs, shortList(counts, row))...)
+}
+
+// shortList says so when the direct path's lists (counts) hold fewer tools
+// than row's upstreams have.
+func shortList(counts []int, row *faninRow) error {
 	total := 0
 	for _, n := range counts {
 		total += n
 	}
-	if want := row.Upstreams * row.ToolsEach; total < want && errors.Join(errs...) == nil {
-		errs = append(errs, fmt.Errorf("raw direct path listed %d tools, want %d", total, want))
+	if want := row.Upstreams * row.ToolsEach; total < want {
+		return fmt.Errorf("the raw direct path listed %d tools, want %d", total, want)
 	}
-	return errors.Join(errs...)
+	return nil
+}
+
+// rawFaninStdio measures the raw client's fan-in row for n stdio
+// upstreams (bin with args), which weft starts as entries.
+func rawFaninStdio(ctx context.Context, w *workspace, n int, entries []entry, row *faninRow, bin string, args ...string) error {
+	if err := rawDirectStdio(ctx, w, n, row, bin, args...); err != nil {
+		return err
+	}
+	return rawThroughWeft(ctx, w, "fanin-stdio-raw", entries, row)
 }
 
 // rawThroughWeft starts weft with entries, as measureFanin does, and times

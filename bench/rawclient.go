@@ -49,8 +49,7 @@ type rawPage struct {
 // dialRaw opens a session at url: initialize, then notifications/initialized.
 func dialRaw(ctx context.Context, url string) (*rawClient, error) {
 	rc := &rawClient{url: url, hc: &http.Client{Transport: httpTransport}}
-	init := map[string]any{"protocolVersion": rawRevision, "capabilities": map[string]any{}, "clientInfo": map[string]string{"name": "weft-bench-raw", "version": "1.0.0"}}
-	if _, err := rc.call(ctx, "initialize", init); err != nil {
+	if _, err := rc.call(ctx, "initialize", rawInitialize()); err != nil {
 		return nil, err
 	}
 	if err := rc.notify(ctx, "notifications/initialized"); err != nil {
@@ -60,20 +59,24 @@ func dialRaw(ctx context.Context, url string) (*rawClient, error) {
 }
 
 // listAll lists every tool, following nextCursor, and says how many.
-func (rc *rawClient) listAll(ctx context.Context) (int, error) {
+func (rc *rawClient) listAll(ctx context.Context) (int, error) { return listPages(ctx, rc.call) }
+
+// listPages lists every tool through call, following nextCursor, and says
+// how many.
+func listPages(ctx context.Context, call func(context.Context, string, any) (*rawPage, error)) (int, error) {
 	n, cursor := 0, ""
 	for {
 		params := map[string]string{}
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		page, err := rc.call(ctx, "tools/list", params)
+		page, err := call(ctx, "tools/list", params)
 		if err != nil {
 			return n, err
 		}
 		for _, t := range page.Result.Tools {
 			if t.Name == "" {
-				return n, fmt.Errorf("tools/list from %s: a tool without a name", rc.url)
+				return n, errors.New("tools/list: a tool without a name")
 			}
 		}
 		n += len(page.Result.Tools)
@@ -99,18 +102,32 @@ func (rc *rawClient) close() {
 	}
 }
 
-// call sends one request and decodes its response.
-func (rc *rawClient) call(ctx context.Context, method string, params any) (*rawPage, error) {
-	rc.id++
+// rawRequest is request number n of method with params.
+func rawRequest(n int64, method string, params any) (*jsonrpc.Request, error) {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
-	id, err := jsonrpc.MakeID(float64(rc.id))
+	id, err := jsonrpc.MakeID(float64(n))
 	if err != nil {
 		return nil, err
 	}
-	resp, err := rc.post(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw})
+	return &jsonrpc.Request{ID: id, Method: method, Params: raw}, nil
+}
+
+// rawInitialize is the raw client's initialize params.
+func rawInitialize() map[string]any {
+	return map[string]any{"protocolVersion": rawRevision, "capabilities": map[string]any{}, "clientInfo": map[string]string{"name": "weft-bench-raw", "version": "1.0.0"}}
+}
+
+// call sends one request and decodes its response.
+func (rc *rawClient) call(ctx context.Context, method string, params any) (*rawPage, error) {
+	rc.id++
+	req, err := rawRequest(rc.id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := rc.post(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("%s to %s: %w", method, rc.url, err)
 	}
