@@ -96,18 +96,33 @@ func rawConfig(w *workspace, name string) (string, error) {
 }
 
 // rawDirect is the direct path with raw clients: each connects to its
-// upstream and lists all its tools, all at once. Ending the sessions is
-// not timed.
+// upstream and lists all its tools, all at once.
 func rawDirect(ctx context.Context, urls []string, row *faninRow) error {
-	clients := make([]*rawClient, len(urls))
-	counts := make([]int, len(urls))
-	errs := make([]error, len(urls))
+	return rawDirectOf(ctx, len(urls), row, func(i int) (*rawClient, error) { return dialRaw(ctx, urls[i]) })
+}
+
+// rawLister is a raw client of either transport.
+type rawLister interface {
+	listAll(context.Context) (int, error)
+	close()
+}
+
+// rawDirectOf runs n raw clients (dial) at once, each listing all its
+// upstream's tools, and records the time from the first dial to the last
+// tool listed and the bench's CPU meanwhile. Ending the sessions is not
+// timed.
+func rawDirectOf[C rawLister](ctx context.Context, n int, row *faninRow, dial func(i int) (C, error)) error {
+	clients := make([]C, n)
+	dialed := make([]bool, n)
+	counts := make([]int, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	cpu0 := readCPU(roles{}).client
 	t0 := time.Now()
-	for i, u := range urls {
+	for i := range n {
 		wg.Go(func() {
-			if clients[i], errs[i] = dialRaw(ctx, u); errs[i] == nil {
+			if clients[i], errs[i] = dial(i); errs[i] == nil {
+				dialed[i] = true
 				counts[i], errs[i] = clients[i].listAll(ctx)
 			}
 		})
@@ -115,9 +130,9 @@ func rawDirect(ctx context.Context, urls []string, row *faninRow) error {
 	wg.Wait()
 	row.RawDirectMS = ms(time.Since(t0))
 	row.RawDirectCPUMS = ms(readCPU(roles{}).client - cpu0)
-	for _, rc := range clients {
-		if rc != nil {
-			wg.Go(rc.close)
+	for i, c := range clients {
+		if dialed[i] {
+			wg.Go(c.close)
 		}
 	}
 	wg.Wait()

@@ -6,11 +6,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -111,30 +109,7 @@ func (rs *rawStdio) close() {
 }
 
 // rawDirectStdio is the direct path of the stdio row with raw clients:
-// n children of bin spawned at once, each handshaken and listed, from the
-// first spawn to the last tool listed. Ending them is not timed.
+// n children of bin spawned at once, each handshaken and listed.
 func rawDirectStdio(ctx context.Context, w *workspace, n int, row *faninRow, bin string, args ...string) error {
-	clients := make([]*rawStdio, n)
-	counts := make([]int, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	cpu0 := readCPU(roles{}).client
-	t0 := time.Now()
-	for i := range n {
-		wg.Go(func() {
-			if clients[i], errs[i] = w.spawnRaw(ctx, bin, args...); errs[i] == nil {
-				counts[i], errs[i] = clients[i].listAll(ctx)
-			}
-		})
-	}
-	wg.Wait()
-	row.RawDirectMS = ms(time.Since(t0))
-	row.RawDirectCPUMS = ms(readCPU(roles{}).client - cpu0)
-	for _, rs := range clients {
-		if rs != nil {
-			wg.Go(rs.close)
-		}
-	}
-	wg.Wait()
-	return errors.Join(append(errs, shortList(counts, row))...)
+	return rawDirectOf(ctx, n, row, func(int) (*rawStdio, error) { return w.spawnRaw(ctx, bin, args...) })
 }
