@@ -2,6 +2,9 @@ package audit
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +47,28 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 				t.Fatalf("encode wrote\n%s\njson.Marshal writes\n%s", got, want)
 			}
 		})
+	}
+}
+
+// TestEncodeKnowsEveryField: a field added to Record (or to hub.Caller)
+// must be added to appendToolCall too, or its lines would lack it.
+func TestEncodeKnowsEveryField(t *testing.T) {
+	known := []string{"time", "kind", "face", "session", "agent", "client", "user", "server", "tool", "duration_ms",
+		"outcome", "error", "args_sha256", "trace_id", "args", "change"}
+	var names []string
+	var walk func(reflect.Type)
+	walk = func(rt reflect.Type) {
+		for f := range rt.Fields() {
+			if f.Anonymous {
+				walk(f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			names = append(names, name)
+		}
+	}
+	walk(reflect.TypeFor[Record]())
+	if !slices.Equal(names, known) {
+		t.Fatalf("Record's fields are %v; appendToolCall writes %v: teach it the new ones", names, known)
 	}
 }
