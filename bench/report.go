@@ -164,10 +164,10 @@ func printReport(w io.Writer, r *result) {
 		fmt.Fprintf(tw, "\n4. plans\t%s\t\n", r.Plans)
 	}
 	if len(r.Observe) > 0 {
-		fmt.Fprintln(tw, "\n6. metrics + audit (http)\tconc\tcalls\tfailed off/on\toff p50 ms\ton p50 ms\toff calls/s\ton calls/s\ton ÷ off\tadded p50 ms\t")
+		fmt.Fprintln(tw, "\n6. metrics + audit (http)\tconc\tcalls\tfailed off/on\toff p50 ms\ton p50 ms\toff calls/s\ton calls/s\ton ÷ off\tadded p50 ms\tweft CPU µs/call off/on\t")
 		for _, r := range r.Observe {
-			fmt.Fprintf(tw, "\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t\n", r.Concurrency, r.On.Calls, r.Off.Failed, r.On.Failed,
-				r.Off.P50MS, r.On.P50MS, r.Off.CallsPerSec, r.On.CallsPerSec, r.Ratio, r.AddedP50MS)
+			fmt.Fprintf(tw, "\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t%.0f/%.0f\t\n", r.Concurrency, r.On.Calls, r.Off.Failed, r.On.Failed,
+				r.Off.P50MS, r.On.P50MS, r.Off.CallsPerSec, r.On.CallsPerSec, r.Ratio, r.AddedP50MS, r.OffCost.GatewayUS, r.OnCost.GatewayUS)
 		}
 	}
 	if len(r.Agents) > 0 {

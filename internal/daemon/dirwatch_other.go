@@ -1,0 +1,6 @@
+//go:build !linux
+
+package daemon
+
+// newDirWatcher is fsnotify's watcher here.
+func newDirWatcher() (dirWatcher, error) { return newFSWatcher() }
