@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/weft-dev/weft/internal/policy"
 )
 
@@ -30,7 +31,7 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 	if d.path == "" {
 		return
 	}
-	w, err := newDirWatcher()
+	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		d.logger.Warn("config reload disabled", "err", err)
 		return
@@ -51,14 +52,14 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-w.Events():
+		case ev, ok := <-w.Events:
 			if !ok {
 				return
 			}
 			if watched[filepath.Base(ev.Name)] || agentEvent(w, agentsDir, ev) {
 				timer.Reset(reloadDebounce)
 			}
-		case err, ok := <-w.Errors():
+		case err, ok := <-w.Errors:
 			if !ok {
 				return
 			}

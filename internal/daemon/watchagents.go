@@ -15,7 +15,7 @@ import (
 
 // watchAgents watches dir and each of its subdirectories, as far as they
 // exist.
-func watchAgents(w dirWatcher, dir string) {
+func watchAgents(w *fsnotify.Watcher, dir string) {
 	if w.Add(dir) != nil {
 		return // not there yet: its creation is an event of its parent
 	}
@@ -30,7 +30,7 @@ func watchAgents(w dirWatcher, dir string) {
 // agentEvent reports whether ev changes an agent's config: the agents
 // directory or an agent's directory appearing or going (now watched too),
 // or an agent's weft.toml written.
-func agentEvent(w dirWatcher, dir string, ev fsnotify.Event) bool {
+func agentEvent(w *fsnotify.Watcher, dir string, ev fsnotify.Event) bool {
 	name := filepath.Clean(ev.Name)
 	parent := filepath.Dir(name)
 	switch {
@@ -50,7 +50,7 @@ func agentEvent(w dirWatcher, dir string, ev fsnotify.Event) bool {
 // the config file's directory, which stays watched even when it held the
 // agents. A file written in the new directory before its watch began is
 // seen by no event: after a move, the caller reloads once more.
-func followAgents(w dirWatcher, old, now, keep string) bool {
+func followAgents(w *fsnotify.Watcher, old, now, keep string) bool {
 	old, now = filepath.Clean(old), filepath.Clean(now)
 	if old == now {
 		return false
