@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 )
 
 // observeRow compares weft serve with metrics and the audit log off and
@@ -37,7 +38,7 @@ func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, er
 		return nil, err
 	}
 	defer off.close()
-	on, err := w.weftCaller(ctx, "observe-on", entries, fmt.Sprintf("[audit]\nfile = %q\n", w.path("observe-audit.jsonl")))
+	on, err := w.weftCaller(ctx, "observe-on", entries, fmt.Sprintf("[audit]\nfile = %q\n", w.path(filepath.Join("observe-logs", "audit.jsonl"))))
 	if err != nil {
 		return nil, err
 	}
