@@ -176,8 +176,9 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 	// as a client launched with weft would, while the upstreams connect.
 	connected := connectInBackground(ctx, url)
 	// Upstreams connect after weft listens: the start ends when every tool
-	// is listed, not merely when every server is active.
-	waitErr := waitListed(ctx, adminBase(url), len(entries), len(entries)*row.ToolsEach)
+	// is listed, not merely when every server is active (lastList checks
+	// that the client then lists them all).
+	waitErr := waitReady(ctx, adminBase(url))
 	row.ActiveMS = ms(time.Since(t0))
 	cs, err := connected()
 	if cs != nil {
@@ -216,8 +217,12 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 // in it.
 func lastList(ctx context.Context, cs *mcp.ClientSession, pid int, row *faninRow) error {
 	client0, weft0 := readCPU(roles{}).client, row.StartCPUMS
-	if _, err := listTools(ctx, cs); err != nil {
+	n, err := listTools(ctx, cs)
+	if err != nil {
 		return err
+	}
+	if want := row.Upstreams * row.ToolsEach; n < want {
+		return fmt.Errorf("weft was ready, but its client listed %d tools of %d", n, want)
 	}
 	row.LastListClientCPUMS = ms(readCPU(roles{}).client - client0)
 	weft1, err := cpuMS(pid)
