@@ -41,28 +41,20 @@ func countPins(d pinsFile) int {
 
 // appendNested encodes m (server → name → value) at the second level.
 func appendNested(b []byte, m map[string]map[string]string) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-	if len(m) == 0 {
-		return append(b, "{}"...)
-	}
-	b = append(b, '{')
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n    "...)
-		b = appendString(b, k)
-		b = append(b, ": "...)
-		b = appendFlat(b, m[k], "    ")
-	}
-	return append(b, "\n  }"...)
+	return appendObject(b, m, "  ", func(b []byte, in map[string]string) []byte {
+		return appendFlat(b, in, "    ")
+	})
 }
 
 // appendFlat encodes m (name → value) as an object whose closing brace is
 // indented by indent.
 func appendFlat(b []byte, m map[string]string, indent string) []byte {
+	return appendObject(b, m, indent, appendString)
+}
+
+// appendObject encodes m with sorted keys, its members one indent deeper
+// than its closing brace, each value by value.
+func appendObject[V any](b []byte, m map[string]V, indent string, value func([]byte, V) []byte) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
@@ -79,7 +71,7 @@ func appendFlat(b []byte, m map[string]string, indent string) []byte {
 		b = append(b, "  "...)
 		b = appendString(b, k)
 		b = append(b, ": "...)
-		b = appendString(b, m[k])
+		b = value(b, m[k])
 	}
 	b = append(b, '\n')
 	b = append(b, indent...)
