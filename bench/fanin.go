@@ -49,6 +49,7 @@ type faninRow struct {
 	// (ListP50MS), whose pages weft may answer from the first.
 	ListWeftCPUMS   float64 `json:"tools_list_weft_cpu_ms"`
 	ListClientCPUMS float64 `json:"tools_list_client_cpu_ms"`
+	faninRaw
 }
 
 // fanin runs scenario 2: many stdio upstreams, then many tools over HTTP.
@@ -92,7 +93,10 @@ func faninStdio(ctx context.Context, w *workspace, n, tools int, o options) (fan
 	for i := range entries {
 		entries[i] = entry{name: fmt.Sprintf("s%03d", i), target: w.benchserver, args: args}
 	}
-	return row, measureFanin(ctx, w, "fanin-stdio", entries, &row, o)
+	if err := measureFanin(ctx, w, "fanin-stdio", entries, &row, o); err != nil {
+		return row, err
+	}
+	return row, rawFaninStdio(ctx, w, n, entries, &row, w.benchserver, args...)
 }
 
 // faninHTTP: weft with n HTTP upstreams of tools tools each; the upstreams
@@ -124,7 +128,10 @@ func faninHTTP(ctx context.Context, w *workspace, n, tools int, o options) (fani
 	for i, u := range urls {
 		entries[i] = entry{name: fmt.Sprintf("h%02d", i), target: u}
 	}
-	return row, measureFanin(ctx, w, "fanin-http", entries, &row, o)
+	if err := measureFanin(ctx, w, "fanin-http", entries, &row, o); err != nil {
+		return row, err
+	}
+	return row, rawFaninHTTP(ctx, w, urls, entries, &row)
 }
 
 // startHTTPUpstreams starts n HTTP upstreams and returns their endpoints and
@@ -160,33 +167,20 @@ func stopAll(procs []*proc) {
 }
 
 // measureFanin starts weft with entries, times start → all active and
-// listed through the admin status, then measures tools/list and weft's memory.
+// listed (weft's /readyz?all), then measures tools/list and weft's memory.
 func measureFanin(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow, o options) error {
-	cfg := w.path(name + ".toml")
-	if err := writeConfig(cfg, entries); err != nil {
-		return err
+	l, err := launchFanin(ctx, w, name, w.path(name+".toml"), entries, connectHTTP)
+	if l.p != nil {
+		defer l.p.stop()
 	}
-	t0 := time.Now()
-	p, url, err := w.startServe(ctx, "weft-"+name, cfg)
+	if l.client != nil {
+		defer l.client.Close()
+	}
 	if err != nil {
 		return err
 	}
-	defer p.stop()
-	// The client that lists through weft connects as soon as weft listens,
-	// as a client launched with weft would, while the upstreams connect.
-	connected := connectInBackground(ctx, url)
-	// Upstreams connect after weft listens: the start ends when every tool
-	// is listed, not merely when every server is active (lastList checks
-	// that the client then lists them all).
-	waitErr := waitReady(ctx, adminBase(url))
-	row.ActiveMS = ms(time.Since(t0))
-	cs, err := connected()
-	if cs != nil {
-		defer cs.Close()
-	}
-	if err = errors.Join(waitErr, err); err != nil {
-		return err
-	}
+	p, cs, t0, url := l.p, l.client, l.t0, l.url
+	row.ActiveMS = ms(l.active)
 	if row.StartCPUMS, err = cpuMS(p.pid()); err != nil {
 		return err
 	}
@@ -214,38 +208,19 @@ func measureFanin(ctx context.Context, w *workspace, name string, entries []entr
 
 // lastList is the client's list of the whole catalog through weft once
 // weft has listed every tool, with the CPU weft (pid) and the bench spent
-// in it.
+// in it. A list that comes back short (the face had not yet taken the
+// catalog the status showed) is listed again, as by a client told of the
+// change (listUntil).
 func lastList(ctx context.Context, cs *mcp.ClientSession, pid int, row *faninRow) error {
 	client0, weft0 := readCPU(roles{}).client, row.StartCPUMS
-	n, err := listTools(ctx, cs)
-	if err != nil {
+	list := func(ctx context.Context) (int, error) { return listTools(ctx, cs) }
+	if err := listUntil(ctx, row.Upstreams*row.ToolsEach, list); err != nil {
 		return err
-	}
-	if want := row.Upstreams * row.ToolsEach; n < want {
-		return fmt.Errorf("weft was ready, but its client listed %d tools of %d", n, want)
 	}
 	row.LastListClientCPUMS = ms(readCPU(roles{}).client - client0)
 	weft1, err := cpuMS(pid)
 	row.LastListWeftCPUMS = weft1 - weft0
 	return err
-}
-
-// connectInBackground connects a client to url at once and returns the
-// wait for it.
-func connectInBackground(ctx context.Context, url string) func() (*mcp.ClientSession, error) {
-	type session struct {
-		cs  *mcp.ClientSession
-		err error
-	}
-	done := make(chan session, 1)
-	go func() {
-		cs, err := connectHTTP(ctx, url)
-		done <- session{cs, err}
-	}()
-	return func() (*mcp.ClientSession, error) {
-		s := <-done
-		return s.cs, s.err
-	}
 }
 
 // measureList lists weft's whole catalog k times over HTTP, and the CPU

@@ -54,19 +54,7 @@ const floorBlock = 100
 //	go test -run '^$' -bench FloorC1 -benchtime 3000x ./bench/
 func BenchmarkFloorC1(b *testing.B) {
 	ctx := context.Background()
-	w, err := buildWorkspace(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { w.cleanup(false) })
-	rev := os.Getenv("WEFT_FLOOR_REV")
-	switch rev {
-	case "":
-		rev = "2025-11-25"
-	case "default":
-		rev = ""
-	}
-	paths := floorPaths(ctx, b, w, rev)
+	_, paths := startFloorPaths(ctx, b, "stdio")
 	for _, p := range paths {
 		runCount(ctx, p.call, 300, 1) // warm up: connections, caches, each process's first calls
 	}
@@ -77,6 +65,33 @@ func BenchmarkFloorC1(b *testing.B) {
 	lat := inTurn(ctx, b, paths)
 	for i, p := range paths {
 		reportPath(b, p, lat[i], lat[0], p.cpu()-cpu0[i])
+	}
+}
+
+// startFloorPaths builds weft and the upstream into a workspace that b's
+// cleanup removes, and starts every path with the stdio floor of kind
+// stdioMode (see floorPaths).
+func startFloorPaths(ctx context.Context, b *testing.B, stdioMode string) (*workspace, []floorPath) {
+	b.Helper()
+	w, err := buildWorkspace(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.cleanup(false) })
+	return w, floorPaths(ctx, b, w, floorRev(), stdioMode)
+}
+
+// floorRev is the revision the floor benchmarks' client pins:
+// WEFT_FLOOR_REV, 2025-11-25 by default, "" (go-sdk's default client) for
+// "default".
+func floorRev() string {
+	switch rev := os.Getenv("WEFT_FLOOR_REV"); rev {
+	case "":
+		return "2025-11-25"
+	case "default":
+		return ""
+	default:
+		return rev
 	}
 }
 
@@ -126,8 +141,9 @@ func (p floorPath) cpu() time.Duration {
 }
 
 // floorPaths starts the upstreams, the floor relays and each weft, and
-// connects a session to each; direct-http is first.
-func floorPaths(ctx context.Context, b *testing.B, w *workspace, rev string) []floorPath {
+// connects a session to each; direct-http is first. stdioMode is the stdio
+// floor's kind: "stdio" (one call at a time) or "stdio-mux" (concurrent).
+func floorPaths(ctx context.Context, b *testing.B, w *workspace, rev, stdioMode string) []floorPath {
 	b.Helper()
 	up, upURL, err := w.startURL(ctx, "upstream-http", w.benchserver, "--http", "127.0.0.1:0")
 	if err != nil {
@@ -160,7 +176,7 @@ func floorPaths(ctx context.Context, b *testing.B, w *workspace, rev string) []f
 		return p, url
 	}
 	add("direct-http", nil, upURL, "echo")
-	p, url := startFloor("stdio", w.benchserver)
+	p, url := startFloor(stdioMode, w.benchserver)
 	add("floor-stdio", p, url, "echo")
 	p, url = startFloor("http", upURL)
 	add("floor-http", p, url, "echo")
@@ -241,12 +257,18 @@ func TestFloorRelayProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		h = r
+	case "stdio-mux":
+		r, err := startStdioMuxFloor(ctx, *floorTarget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = r
 	case "http":
-		h = &httpFloor{target: *floorTarget, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+		h = &httpFloor{target: *floorTarget, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: floorConns}}}
 	case "tcp":
-		h = &tcpFloor{target: *floorTarget}
+		h = &tcpFloor{target: *floorTarget, idle: make(chan *tcpConn, floorConns)}
 	default:
-		t.Fatalf("-floor.relay %q: want stdio, http or tcp", *floorMode)
+		t.Fatalf("-floor.relay %q: want stdio, stdio-mux, http or tcp", *floorMode)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -290,20 +312,8 @@ func startStdioFloor(ctx context.Context, bin string) (*stdioFloor, error) {
 }
 
 func (f *stdioFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed) // no standalone stream; DELETE ends nothing
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(body, &env) != nil {
-		w.WriteHeader(http.StatusBadRequest)
+	body, env, ok := readPost(w, r)
+	if !ok {
 		return
 	}
 	f.mu.Lock()
@@ -326,7 +336,39 @@ func (f *stdioFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 		return
 	}
-	if env.Method == "initialize" {
+	f.answer(w, env.Method, line)
+}
+
+// floorEnvelope is what the stdio floors read of a request.
+type floorEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// readPost reads a POST's body and envelope; anything else, or a body
+// that is not JSON, it answers itself and returns ok false (no standalone
+// stream; DELETE ends nothing).
+func readPost(w http.ResponseWriter, r *http.Request) (body []byte, env floorEnvelope, ok bool) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return nil, env, false
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, env, false
+	}
+	if json.Unmarshal(body, &env) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return nil, env, false
+	}
+	return body, env, true
+}
+
+// answer writes the child's response line to the request of method; the
+// first initialize's result is kept for later sessions (handshake). The
+// caller holds f.mu for an initialize.
+func (f *stdioFloor) answer(w http.ResponseWriter, method string, line []byte) {
+	if method == "initialize" {
 		var res struct{ Result json.RawMessage }
 		_ = json.Unmarshal(line, &res)
 		f.init = res.Result
@@ -404,16 +446,25 @@ func (f *httpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // tcpFloor is httpFloor without net/http's client: the request's handler
-// writes the POST on one kept connection to the upstream and reads the
+// writes the POST on a kept connection to the upstream and reads the
 // response there itself, so no goroutine of a transport stands between
-// (one call at a time; the floor of an HTTP upstream behind net/http's
-// server).
+// (the floor of an HTTP upstream behind net/http's server). Calls in
+// flight at once each take a connection of their own from a pool of up to
+// floorConns kept ones (one, at one call at a time).
 type tcpFloor struct {
 	target string
-	mu     sync.Mutex
-	conn   net.Conn
-	br     *bufio.Reader
+	idle   chan *tcpConn
 }
+
+// tcpConn is one kept connection to the upstream and its reader.
+type tcpConn struct {
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+// floorConns is how many upstream connections the HTTP floors keep, as many
+// as weft keeps per upstream host.
+const floorConns = 64
 
 func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -430,8 +481,6 @@ func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	copyHeaders(req.Header, r.Header)
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	resp, data, err := f.roundTrip(req)
 	if err != nil {
 		w.WriteHeader(http.StatusBadGateway)
@@ -442,37 +491,48 @@ func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// roundTrip writes req on the kept connection (dialled again if it was
-// closed) and reads the whole response.
+// roundTrip writes req on a kept connection (a new one if none is idle)
+// and reads the whole response; the connection is kept again unless it
+// failed or the upstream closes it.
 func (f *tcpFloor) roundTrip(req *http.Request) (*http.Response, []byte, error) {
-	if f.conn == nil {
-		c, err := net.Dial("tcp", req.URL.Host)
+	var c *tcpConn
+	select {
+	case c = <-f.idle:
+	default:
+		conn, err := net.Dial("tcp", req.URL.Host)
 		if err != nil {
 			return nil, nil, err
 		}
-		f.conn, f.br = c, bufio.NewReader(c)
+		c = &tcpConn{conn: conn, br: bufio.NewReader(conn)}
 	}
 	var buf bytes.Buffer
 	if err := req.Write(&buf); err != nil {
+		f.keep(c)
 		return nil, nil, err
 	}
-	if _, err := f.conn.Write(buf.Bytes()); err != nil {
-		f.drop()
+	if _, err := c.conn.Write(buf.Bytes()); err != nil {
+		_ = c.conn.Close()
 		return nil, nil, err
 	}
-	resp, err := http.ReadResponse(f.br, req)
+	resp, err := http.ReadResponse(c.br, req)
 	if err != nil {
-		f.drop()
+		_ = c.conn.Close()
 		return nil, nil, err
 	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil || resp.Close {
-		f.drop()
+		_ = c.conn.Close()
+		return resp, data, err
 	}
-	return resp, data, err
+	f.keep(c)
+	return resp, data, nil
 }
 
-func (f *tcpFloor) drop() {
-	_ = f.conn.Close()
-	f.conn = nil
+// keep returns c to the pool, or closes it if the pool is full.
+func (f *tcpFloor) keep(c *tcpConn) {
+	select {
+	case f.idle <- c:
+	default:
+		_ = c.conn.Close()
+	}
 }

@@ -5,17 +5,22 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 )
 
 // observeRow compares weft serve with metrics and the audit log off and
 // on, over HTTP at one concurrency.
 type observeRow struct {
-	Concurrency int      `json:"concurrency"`
-	Off         stats    `json:"off"`
-	On          stats    `json:"on"`
-	Ratio       float64  `json:"throughput_ratio"` // on ÷ off calls/s
-	AddedP50MS  float64  `json:"added_p50_ms"`
-	Errors      []string `json:"errors,omitempty"`
+	Concurrency int     `json:"concurrency"`
+	Off         stats   `json:"off"`
+	On          stats   `json:"on"`
+	Ratio       float64 `json:"throughput_ratio"` // on ÷ off calls/s
+	AddedP50MS  float64 `json:"added_p50_ms"`
+	// OffCost and OnCost are each weft's CPU per call: the observers' cost
+	// where the machine's noise hides it in calls/s.
+	OffCost cost     `json:"off_cost"`
+	OnCost  cost     `json:"on_cost"`
+	Errors  []string `json:"errors,omitempty"`
 }
 
 // observeCost runs the observability scenario: two wefts in front of the
@@ -33,16 +38,17 @@ func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, er
 		return nil, err
 	}
 	defer off.close()
-	on, err := w.weftCaller(ctx, "observe-on", entries, fmt.Sprintf("[audit]\nfile = %q\n", w.path("observe-audit.jsonl")))
+	on, err := w.weftCaller(ctx, "observe-on", entries, fmt.Sprintf("[audit]\nfile = %q\n", w.path(filepath.Join("observe-logs", "audit.jsonl"))))
 	if err != nil {
 		return nil, err
 	}
 	defer on.close()
 	var rows []observeRow
 	for _, conc := range []int{1, 64} {
-		p := &pathPair{transport: "http", direct: off.weft, weft: on.weft}
+		p := &pathPair{transport: "http", direct: off.weft, weft: on.weft, directRoles: off.weftRoles, weftRoles: on.weftRoles}
 		r := measurePair(ctx, p, conc, o)
-		rows = append(rows, observeRow{Concurrency: conc, Off: r.Direct, On: r.Weft, Ratio: r.Ratio, AddedP50MS: r.AddedP50MS, Errors: r.Errors})
+		rows = append(rows, observeRow{Concurrency: conc, Off: r.Direct, On: r.Weft, Ratio: r.Ratio, AddedP50MS: r.AddedP50MS,
+			OffCost: r.DirectCost, OnCost: r.WeftCost, Errors: r.Errors})
 		o.progress("observe c=%d done", conc)
 	}
 	return rows, nil
@@ -66,6 +72,7 @@ func (w *workspace) weftCaller(ctx context.Context, name string, entries []entry
 		return nil, err
 	}
 	p.closers = append(p.closers, wp.stop)
+	p.weftRoles.gateway = wp.cmd.Process.Pid
 	cs, err := connectHTTP(ctx, url)
 	if err != nil {
 		p.close()

@@ -101,7 +101,9 @@ func negotiated(cs *mcp.ClientSession) string {
 }
 
 // measurePair warms both paths up, then alternates rounds of a fixed number
-// of calls so that both see the same background load on a shared machine.
+// of calls so that both see the same background load on a shared machine;
+// every other round runs weft's path first, so neither always follows the
+// other (a path measured right after a burst of calls meets a busier machine).
 func measurePair(ctx context.Context, p *pathPair, conc int, o options) overheadRow {
 	n := o.calls(conc)
 	runCount(ctx, p.direct, 100, conc)
@@ -111,9 +113,14 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 	}
 	var direct, weft []sample
 	var directCPU, weftCPU cpuUse
-	for range o.rounds() {
+	for round := range o.rounds() {
+		if round%2 == 1 {
+			weft = append(weft, metered(ctx, p.weft, n, conc, p.weftRoles, &weftCPU))
+		}
 		direct = append(direct, metered(ctx, p.direct, n, conc, p.directRoles, &directCPU))
-		weft = append(weft, metered(ctx, p.weft, n, conc, p.weftRoles, &weftCPU))
+		if round%2 == 0 {
+			weft = append(weft, metered(ctx, p.weft, n, conc, p.weftRoles, &weftCPU))
+		}
 	}
 	d, wf := merge(direct...), merge(weft...)
 	row := overheadRow{Transport: p.transport, Client: p.client, Revision: p.revision, DirectRev: p.directRevision, Concurrency: conc, Direct: d.summarise(), Weft: wf.summarise()}

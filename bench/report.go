@@ -59,6 +59,9 @@ func goals(r *result) []goal {
 		out = append(out, goal{f.Label + " weft RSS", "≤ 150 MB", fmt.Sprintf("%.1f MB", f.RSSMB), f.RSSMB <= 150})
 		if limit, ok := faninDirectLimits[f.Transport]; ok {
 			out = append(out, goal{"start → all listed ÷ direct, " + f.Label, fmt.Sprintf("≤ %.1f×", limit), fmt.Sprintf("%.2f×", f.DirectRatio), f.DirectRatio > 0 && f.DirectRatio <= limit})
+			if g, ok := rawFaninGoal(f, limit); ok {
+				out = append(out, g)
+			}
 		}
 		if i == 1 {
 			out = append(out, goal{fmt.Sprintf("tools/list of %d tools", f.ToolsListed), "≤ 50 ms", fmt.Sprintf("%.1f ms", f.ListP50MS), f.ListP50MS <= 50})
@@ -135,6 +138,7 @@ func printReport(w io.Writer, r *result) {
 				f.ActiveMS, f.StartCPUMS, f.SlowestSingleMS, f.ActiveRatio, f.RSSMB, f.PeakRSSMB, f.ListP50MS, f.ListMaxMS, f.ListedMS, f.DirectMS, f.DirectRatio, f.DirectCPUMS,
 				f.LastListMS, f.LastListWeftCPUMS, f.LastListClientCPUMS, f.ListWeftCPUMS, f.ListClientCPUMS)
 		}
+		printFaninRaw(tw, r.Fanin)
 	}
 	if len(r.Churn) > 0 {
 		fmt.Fprintln(tw, "\n3. churn (c=16, weft serve)\tcalls\tfailed\tp50 ms\tp99 ms\tp99 ÷ quiet\tconfig writes\tchurn servers seen active\t")
@@ -160,10 +164,10 @@ func printReport(w io.Writer, r *result) {
 		fmt.Fprintf(tw, "\n4. plans\t%s\t\n", r.Plans)
 	}
 	if len(r.Observe) > 0 {
-		fmt.Fprintln(tw, "\n6. metrics + audit (http)\tconc\tcalls\tfailed off/on\toff p50 ms\ton p50 ms\toff calls/s\ton calls/s\ton ÷ off\tadded p50 ms\t")
+		fmt.Fprintln(tw, "\n6. metrics + audit (http)\tconc\tcalls\tfailed off/on\toff p50 ms\ton p50 ms\toff calls/s\ton calls/s\ton ÷ off\tadded p50 ms\tweft CPU µs/call off/on\t")
 		for _, r := range r.Observe {
-			fmt.Fprintf(tw, "\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t\n", r.Concurrency, r.On.Calls, r.Off.Failed, r.On.Failed,
-				r.Off.P50MS, r.On.P50MS, r.Off.CallsPerSec, r.On.CallsPerSec, r.Ratio, r.AddedP50MS)
+			fmt.Fprintf(tw, "\t%d\t%d\t%d/%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f×\t%.3f\t%.0f/%.0f\t\n", r.Concurrency, r.On.Calls, r.Off.Failed, r.On.Failed,
+				r.Off.P50MS, r.On.P50MS, r.Off.CallsPerSec, r.On.CallsPerSec, r.Ratio, r.AddedP50MS, r.OffCost.GatewayUS, r.OnCost.GatewayUS)
 		}
 	}
 	if len(r.Agents) > 0 {

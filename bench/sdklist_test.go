@@ -43,7 +43,7 @@ func BenchmarkSDKListTools(b *testing.B) {
 	b.Run("one-server-10k/raw-2025-11-25", func(b *testing.B) {
 		rc := newRawClient(b, one)
 		for b.Loop() {
-			if n := rc.listAll(b); n != 10000 {
+			if n := listAllRaw(b, rc); n != 10000 {
 				b.Fatalf("listed %d tools", n)
 			}
 		}

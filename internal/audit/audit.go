@@ -74,6 +74,12 @@ type Log struct {
 	f    *os.File
 	size int64
 	err  error // the last write error, reported once
+	// The lines that callers wait on, written together by one of them
+	// (write.go).
+	batch   batch
+	turn    *sync.Cond // signalled when a write ends
+	writing bool       // one caller writes, outside mu; it owns f and size meanwhile
+	closed  bool
 }
 
 // Open opens (or creates, 0600, in a 0700 directory) the audit log.
@@ -88,6 +94,7 @@ func Open(opts Options) (*Log, error) {
 		return nil, fmt.Errorf("audit log: cannot create the directory of %s: %w", opts.File, err)
 	}
 	l := &Log{opts: opts}
+	l.turn = sync.NewCond(&l.mu)
 	if err := l.open(); err != nil {
 		return nil, err
 	}
@@ -118,6 +125,10 @@ func (l *Log) open() error {
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for l.writing {
+		l.turn.Wait()
+	}
+	l.closed = true
 	if l.f == nil {
 		return nil
 	}
@@ -167,33 +178,16 @@ func (l *Log) ConfigChanged(ch Change) {
 	l.Write(Record{Time: l.opts.Now().UTC(), Kind: "config_change", Change: &ch})
 }
 
-// Write appends one record, rotating first when the file is full. A write
-// error is kept for Err and never fails the caller.
+// Write appends one record, rotating first when the file is full, and
+// returns once the line is written. A write error is kept for Err and never
+// fails the caller.
 func (l *Log) Write(rec Record) {
-	line, err := json.Marshal(rec)
+	line, err := encode(rec)
 	if err != nil {
 		l.fail(fmt.Errorf("audit log: encode: %w", err))
 		return
 	}
-	line = append(line, '\n')
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return
-	}
-	if l.size > 0 && l.opts.MaxBytes > 0 && l.size+int64(len(line)) > l.opts.MaxBytes {
-		if err := l.rotateLocked(); err != nil {
-			l.err = err
-			if l.f == nil {
-				return
-			}
-		}
-	}
-	n, err := l.f.Write(line)
-	l.size += int64(n)
-	if err != nil {
-		l.err = fmt.Errorf("audit log: write %s: %w", l.opts.File, err)
-	}
+	l.writeLine(line)
 }
 
 func (l *Log) fail(err error) {

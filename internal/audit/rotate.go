@@ -7,10 +7,11 @@ import (
 	"os"
 )
 
-// rotateLocked shifts File.N-1 → File.N … File → File.1 and reopens File
+// rotate shifts File.N-1 → File.N … File → File.1 and reopens File
 // empty; the oldest beyond MaxFiles is overwritten. The file is reopened
-// even when a rename fails, so that logging goes on. Callers hold l.mu.
-func (l *Log) rotateLocked() error {
+// even when a rename fails, so that logging goes on. Callers have the
+// writing turn (write.go).
+func (l *Log) rotate() error {
 	var closeErr error
 	if err := l.f.Close(); err != nil {
 		closeErr = fmt.Errorf("audit log: close before rotation: %w", err)

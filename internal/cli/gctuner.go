@@ -9,19 +9,19 @@ import (
 	"time"
 )
 
-// Head-room limits for heapTuner. GOGC=200 lets the heap grow to three
-// times what the last collection found live. That is a few MB for a
-// gateway with a handful of upstreams (about 3 MB live under a c=64 call
-// load), but a large catalog (10,000 tools hold about 16 MB) makes it 30–40
+// Head-room limits for heapTuner. GOGC=150 lets the heap grow to two and
+// a half times what the last collection found live. That is a few MB for a
+// gateway with a handful of upstreams (about 3–5 MB live under a c=64 call
+// load), but a large catalog (10,000 tools hold about 16 MB) makes it 25–40
 // MB of garbage kept resident, and the pages it touched stay in RSS after
 // the burst that filled them. The tuner caps the head-room at
-// headroomBudget: up to 6 MiB live, weft runs at its default percent
-// unchanged (so the per-call GC cost measured at GOGC=200 holds for a small
-// catalog); above it, the percent falls so that the heap goal is live + 12
-// MiB, never below minGCPercent, where the head-room grows with the heap
-// again so that a very large catalog does not collect continuously. With
-// 10,000 tools this costs about 8 µs of gateway CPU per call (a collection
-// every ~1,100 calls instead of every ~3,000) for 25 MB less RSS
+// headroomBudget: up to 8 MiB live, weft runs at its default percent
+// unchanged (so the per-call GC cost measured at the default holds for a
+// small catalog); above it, the percent falls so that the heap goal is live
+// + 12 MiB, never below minGCPercent, where the head-room grows with the
+// heap again so that a very large catalog does not collect continuously.
+// With 10,000 tools this costs about 8 µs of gateway CPU per call (a
+// collection every ~1,100 calls instead of every ~3,000) for 25 MB less RSS
 // (docs/guides/performance.md, "Memory with 10,000 tools").
 const (
 	headroomBudget = 12 << 20

@@ -15,17 +15,17 @@ func TestGCPercentForCapsHeadroom(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{"no collection yet", 0, 200},
-		{"small heap keeps the default", 4 * mib, 200},
-		{"6 MiB live is the last at the default", 6 * mib, 200},
-		{"8 MiB live gets 12 MiB of head-room", 8 * mib, 150},
+		{"no collection yet", 0, defaultGCPercent},
+		{"small heap keeps the default", 4 * mib, defaultGCPercent},
+		{"8 MiB live is the last at the default", 8 * mib, defaultGCPercent},
+		{"10 MiB live gets 12 MiB of head-room", 10 * mib, 120},
 		{"16 MiB live (10,000 tools)", 16 * mib, 75},
 		{"24 MiB live reaches the floor", 24 * mib, minGCPercent},
 		{"very large heap stops at the floor", 200 * mib, minGCPercent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := gcPercentFor(tt.live, 200); got != tt.want {
+			if got := gcPercentFor(tt.live, defaultGCPercent); got != tt.want {
 				t.Errorf("gcPercentFor(%d MiB) = %d, want %d", tt.live/mib, got, tt.want)
 			}
 		})

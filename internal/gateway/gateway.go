@@ -173,25 +173,10 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 func (g *Gateway) sync(full *hub.Catalog) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.pages.changing()
-	defer g.pages.changed()
 	cat := g.View().Of(full)
-	keep := map[string]bool{}
-	listedTools := cat.ListedTools()
-	g.publishDefinitions(listedTools)
-	for _, t := range listedTools {
-		keep[t.Name] = true
-		if g.changedDigest(g.tools, t.Name, t.Digest) {
-			g.noteHeaders(t.Name, t.Def)
-			g.safely("tool "+t.Name, func() { g.server.AddTool(g.registration(t), g.forwardTool) })
-		}
-	}
-	g.server.RemoveTools(stale(g.tools, keep)...)
-	listed := keep
-	g.listedTools.Store(&listed)
-	g.publishHeaders(listed)
+	g.syncTools(cat.ListedTools())
 
-	keep = map[string]bool{}
+	keep := map[string]bool{}
 	for _, p := range cat.Prompts {
 		keep[p.Name] = true
 		if g.changed(g.prompts, p.Name, p.Def) {
@@ -217,6 +202,37 @@ func (g *Gateway) sync(full *hub.Catalog) {
 		}
 	}
 	g.server.RemoveResourceTemplates(stale(g.templates, keep)...)
+}
+
+// syncTools registers the listed tools that are new or changed and removes
+// those gone. The kept tools/list pages end only when it does either: a
+// catalog built again with the same tools (a reload that changed nothing,
+// as after weft saves its own tool pins) lists the same pages, so a client
+// keeps being answered from them. A page is go-sdk's encoding of each
+// listed tool's name and definition, and a tool whose digest (its
+// upstream's definition) and name are unchanged encodes the same.
+func (g *Gateway) syncTools(listedTools []*hub.Tool) {
+	keep := make(map[string]bool, len(listedTools))
+	var changed []*hub.Tool
+	for _, t := range listedTools {
+		keep[t.Name] = true
+		if g.changedDigest(g.tools, t.Name, t.Digest) {
+			changed = append(changed, t)
+		}
+	}
+	gone := stale(g.tools, keep)
+	if len(changed) > 0 || len(gone) > 0 {
+		g.pages.changing()
+		defer g.pages.changed()
+	}
+	g.publishDefinitions(listedTools)
+	for _, t := range changed {
+		g.noteHeaders(t.Name, t.Def)
+		g.safely("tool "+t.Name, func() { g.server.AddTool(g.registration(t), g.forwardTool) })
+	}
+	g.server.RemoveTools(gone...)
+	g.listedTools.Store(&keep)
+	g.publishHeaders(keep)
 }
 
 // changed records def's hash under key and reports whether it differs from

@@ -289,6 +289,34 @@ func listAfterACatalogChange(t *testing.T, newClient func(*testing.T, string) *l
 	}
 }
 
+// A catalog built again with the same tools (as a reload that changed
+// nothing builds one) leaves the kept pages: the next walk is the relay's,
+// byte for byte the walk before it, and go-sdk's own answer is the same.
+func TestKeptPagesOutliveACatalogOfTheSameTools(t *testing.T) {
+	for _, client := range listClients {
+		t.Run(client.name, func(t *testing.T) {
+			h, _, _, url := listedFace(t, nil)
+			c := client.new(t, url)
+			walk := c.walk(false)
+			before := h.Catalog()
+			h.Refresh()
+			if h.Catalog() == before {
+				t.Fatal("Refresh built no new catalog")
+			}
+			cursor := ""
+			for i, pg := range c.walk(false) {
+				if pg.kind != "application/json" || !bytes.Equal(pg.result, walk[i].result) {
+					t.Fatalf("page %d after a catalog of the same tools: answered as %s, same as before: %v", i, pg.kind, bytes.Equal(pg.result, walk[i].result))
+				}
+				if sdk := c.page(cursor, true); !bytes.Equal(sdk.result, pg.result) {
+					t.Fatalf("page %d: go-sdk now answers otherwise than the kept page", i)
+				}
+				cursor = pg.next
+			}
+		})
+	}
+}
+
 // A kept page is answered through the face's receiving middleware (the
 // daemon's tracing and users), as go-sdk's answer is.
 func TestRelayListRunsTheMiddleware(t *testing.T) {

@@ -124,13 +124,23 @@ func (h *Hub) retryNo(n int) retry {
 
 // startReconnect retries the connection of s with exponential backoff and
 // jitter, from attempt first (already recorded on s), until it succeeds or
-// the server is removed.
+// the server is removed. A server has one loop at most: when one runs, it
+// starts over from first.
 func (h *Hub) startReconnect(s *server, first retry) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, st := s.snapshot(); h.closed || s.life.Err() != nil || st == StatusNeedsLogin {
 		return // a login, not a timer, brings a needs_login server back
 	}
+	if s.reconnecting {
+		select {
+		case <-s.kick: // an older start the loop has not taken yet
+		default:
+		}
+		s.kick <- first
+		return
+	}
+	s.reconnecting = true
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
@@ -139,26 +149,54 @@ func (h *Hub) startReconnect(s *server, first retry) {
 }
 
 func (h *Hub) reconnectLoop(s *server, r retry) {
-	for {
-		timer := time.NewTimer(r.wait)
-		select {
-		case <-s.life.Done():
-			timer.Stop()
-			return
-		case <-timer.C:
-		}
-		if _, st := s.snapshot(); st != StatusDisconnected {
-			return // connected meanwhile (a config swap) or draining
-		}
-		next := h.retryNo(r.attempt + 1)
-		if err := h.connect(s.life, s, s.config(), next); err == nil {
-			s.reconnected()
-			h.rebuild()
-			return
-		} else if needsLogin(err) {
-			return
+	for s.life.Err() == nil {
+		next, again := h.reconnectStep(s, r)
+		if !again {
+			if next, again = h.endReconnect(s); !again {
+				return
+			}
 		}
 		r = next
+	}
+}
+
+// reconnectStep waits for attempt r and makes it. It returns the attempt to
+// make next, or false once the server needs none: connected (by this attempt
+// or a config swap), draining, removed, or waiting for a login.
+func (h *Hub) reconnectStep(s *server, r retry) (retry, bool) {
+	timer := time.NewTimer(r.wait)
+	defer timer.Stop()
+	select {
+	case <-s.life.Done():
+		return retry{}, false
+	case first := <-s.kick:
+		return first, true
+	case <-timer.C:
+	}
+	if _, st := s.snapshot(); st != StatusDisconnected {
+		return retry{}, false
+	}
+	next := h.retryNo(r.attempt + 1)
+	err := h.connect(s.life, s, s.config(), next)
+	if err == nil {
+		s.reconnected()
+		h.rebuild()
+		return retry{}, false
+	}
+	return next, !needsLogin(err)
+}
+
+// endReconnect ends the loop of s unless a start arrived meanwhile, whose
+// first attempt it returns.
+func (h *Hub) endReconnect(s *server) (retry, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case r := <-s.kick:
+		return r, true
+	default:
+		s.reconnecting = false
+		return retry{}, false
 	}
 }
 

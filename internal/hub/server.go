@@ -83,6 +83,11 @@ type server struct {
 	// server is removed): calls that arrive earlier wait on it.
 	settled    chan struct{}
 	settleOnce sync.Once
+	// reconnecting is whether a reconnect loop runs for the server, under
+	// the hub's mu; a later failure hands that loop its new first attempt
+	// through kick instead of starting a second loop.
+	reconnecting bool
+	kick         chan retry
 
 	mu          sync.Mutex
 	cfg         *config.Server
@@ -98,7 +103,7 @@ type server struct {
 // newServer returns a connecting server; defaults are the hub's breaker
 // settings, which cfg may override.
 func newServer(cfg *config.Server, defaults config.Breaker, now func() time.Time) *server {
-	s := &server{name: cfg.Name, cfg: cfg, state: StatusConnecting, settled: make(chan struct{})}
+	s := &server{name: cfg.Name, cfg: cfg, state: StatusConnecting, settled: make(chan struct{}), kick: make(chan retry, 1)}
 	s.breaker, s.tools, s.sem = guards(cfg, defaults, now)
 	s.life, s.end = context.WithCancel(context.Background())
 	return s

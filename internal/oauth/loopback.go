@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -72,13 +73,19 @@ func (l *Loopback) Fetch(ctx context.Context, redirectURL, authURL string) (*aut
 		return nil, fmt.Errorf("cannot listen on %s for the login callback (%v); set oauth.redirect_port to a free port", addr, err)
 	}
 	got := make(chan *auth.AuthorizationResult, 1)
-	srv := &http.Server{Handler: callbackHandler(got), ReadHeaderTimeout: 10 * time.Second}
+	var silent silentConns
+	srv := &http.Server{Handler: callbackHandler(got), ReadHeaderTimeout: 10 * time.Second, ConnState: silent.track}
 	go func() { _ = srv.Serve(ln) }()
 	defer func() {
-		// Let the browser get its "logged in" page before closing.
+		// Browsers open spare connections they may never use; Shutdown would
+		// wait for those. The callback has arrived, so close them first and
+		// let the browser get its "logged in" page before the rest close.
+		silent.close()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_ = srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
 	}()
 
 	fmt.Fprintf(l.Out, "Open this URL to log in:\n  %s\n", authURL)
@@ -168,4 +175,35 @@ func callbackHandler(got chan<- *auth.AuthorizationResult) http.Handler {
 		}
 	})
 	return mux
+}
+
+// silentConns tracks the callback server's connections that have not sent a
+// request yet.
+type silentConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// track is the server's ConnState hook.
+func (s *silentConns) track(c net.Conn, state http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if state != http.StateNew {
+		delete(s.conns, c)
+		return
+	}
+	if s.conns == nil {
+		s.conns = make(map[net.Conn]struct{})
+	}
+	s.conns[c] = struct{}{}
+}
+
+// close closes every connection that is still silent.
+func (s *silentConns) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		_ = c.Close()
+	}
+	s.conns = nil
 }

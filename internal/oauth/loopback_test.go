@@ -2,6 +2,9 @@ package oauth
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -56,6 +59,40 @@ func TestLoopbackReceivesTheCode(t *testing.T) {
 	r := <-done
 	if r.err != nil || r.code != "abc" || r.state != "xyz" {
 		t.Errorf("Fetch = %+v", r)
+	}
+}
+
+// A browser's spare connection that never sends a request is closed once the
+// callback has arrived, instead of holding the login's end.
+func TestLoopbackClosesASilentConnection(t *testing.T) {
+	redirect, _ := LoopbackRedirect(0)
+	opened := make(chan struct{})
+	lb := &Loopback{Out: io.Discard, Open: func(string) error { close(opened); return nil }}
+	done := make(chan error, 1)
+	go func() {
+		_, err := lb.Fetch(context.Background(), redirect, "https://as.example/authorize")
+		done <- err
+	}()
+	<-opened
+	addr, _ := callbackAddr(redirect)
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	resp, err := http.Get(redirect + "?code=abc&state=xyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	// A bound for a broken build, not a timing claim: the server's own
+	// header timeout (10 s) would otherwise close it.
+	_ = silent.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := silent.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Errorf("the silent connection was not closed at the login's end: %v", err)
 	}
 }
 

@@ -110,6 +110,27 @@ type Conn struct {
 // Dial connects to the upstream described by cfg, completes the handshake and
 // lists everything it offers. ctx bounds the whole of it.
 func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) {
+	c := newConn(cfg, opts)
+	if err := c.handshake(ctx); err != nil {
+		c.endLife()
+		return nil, err
+	}
+	if err := c.listWithLogs(ctx); err != nil {
+		c.Close(context.Background())
+		return nil, fmt.Errorf("list %s: %w", cfg.Name, err)
+	}
+	c.wg.Add(2)
+	go c.relistLoop()
+	go c.watch()
+	if c.needsOwnKeepAlive() {
+		c.wg.Add(1)
+		go c.keepAlive()
+	}
+	return c, nil
+}
+
+// newConn is a Conn before its handshake, with the options' defaults filled.
+func newConn(cfg *config.Server, opts Options) *Conn {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -128,22 +149,7 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 		closing: make(chan struct{}),
 	}
 	c.life, c.endLife = context.WithCancel(context.Background())
-	if err := c.handshake(ctx); err != nil {
-		c.endLife()
-		return nil, err
-	}
-	if err := c.listWithLogs(ctx); err != nil {
-		c.Close(context.Background())
-		return nil, fmt.Errorf("list %s: %w", cfg.Name, err)
-	}
-	c.wg.Add(2)
-	go c.relistLoop()
-	go c.watch()
-	if c.needsOwnKeepAlive() {
-		c.wg.Add(1)
-		go c.keepAlive()
-	}
-	return c, nil
+	return c
 }
 
 var errProbeTimeout = errors.New("probe timed out")

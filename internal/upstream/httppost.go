@@ -41,6 +41,14 @@ type posted struct {
 	session atomic.Pointer[sessionValues] // the session's header values, made once
 }
 
+// closeIdle closes the idle connections of a discarded attempt's poster
+// (which are its go-sdk transport's too), unless it is kept.
+func (p *posted) closeIdle(kept *posted) {
+	if p != nil && p != kept {
+		p.client.CloseIdleConnections()
+	}
+}
+
 // sessionValues are the session's headers' values for a POST
 // (sessionHeaders), kept for the session id they were made for.
 type sessionValues struct {

@@ -56,17 +56,21 @@ func (c *Conn) handshake(ctx context.Context) error {
 // preferStateless moves a stateless HTTP upstream to the newest revision,
 // keeping the legacy session when the server does not offer it.
 func (c *Conn) preferStateless(ctx context.Context) error {
-	session, cancel, order, info := c.session, c.cancel, c.order, c.info
+	session, cancel, order, info, poster := c.session, c.cancel, c.order, c.info, c.poster
 	if err := c.attempt(ctx, NewestProtocolVersion, c.opts.ProbeTimeout); err != nil || c.info.ProtocolVersion < NewestProtocolVersion {
 		if err == nil {
 			_ = c.session.Close()
 			c.cancel()
 		}
-		c.session, c.cancel, c.order, c.info = session, cancel, order, info
+		// The probe's transport made a poster of its own; weft's POSTs go
+		// with the kept session's connections and OAuth handler.
+		c.poster.closeIdle(poster)
+		c.session, c.cancel, c.order, c.info, c.poster = session, cancel, order, info, poster
 		return nil
 	}
 	_ = session.Close()
 	cancel()
+	poster.closeIdle(c.poster)
 	c.logger.Debug("stateless server: using the newest protocol", "version", c.info.ProtocolVersion)
 	return nil
 }

@@ -1,7 +1,9 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -51,5 +53,40 @@ func TestHandshakePicksTheRevisionThatRelaysEverything(t *testing.T) {
 				t.Errorf("tools listed: %d, want 1", len(conn.Inventory().Tools))
 			}
 		})
+	}
+}
+
+// A stateless server that refuses the newest revision keeps the legacy
+// session, and weft's own POSTs keep that session's client (its
+// connections and OAuth handler), not the refused probe's.
+func TestFallbackKeepsTheSessionsPoster(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(NewestProtocolVersion)) || r.Header.Get("Mcp-Protocol-Version") == NewestProtocolVersion {
+			http.Error(w, "unsupported protocol version", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newConn(&config.Server{Name: "up", Type: config.TransportHTTP, Target: ts.URL}, Options{})
+	defer c.Close(context.Background())
+	if err := c.attempt(ctx, LegacyProtocolVersion, 0); err != nil {
+		t.Fatal(err)
+	}
+	kept := c.poster
+	if err := c.preferStateless(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Info().ProtocolVersion; got != LegacyProtocolVersion {
+		t.Fatalf("negotiated %s, want the legacy session kept", got)
+	}
+	if c.poster != kept {
+		t.Error("weft's POSTs use the refused probe's client, not the kept session's")
 	}
 }

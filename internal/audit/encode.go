@@ -1,0 +1,79 @@
+package audit
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"time"
+)
+
+// encode returns rec as one JSON line, newline included, byte for byte what
+// json.Marshal writes. A tool call's line (the one written on every call)
+// is appended field by field; what is rare or needs json's full rules
+// (a config change, logged arguments, a string to escape, a float in
+// exponent form) goes through json.Marshal, which reflects over the record
+// (7 µs of a call under the bench's load against 1 µs here).
+func encode(rec Record) ([]byte, error) {
+	if line, ok := appendToolCall(make([]byte, 0, 384), &rec); ok {
+		return append(line, '\n'), nil
+	}
+	line, err := json.Marshal(rec)
+	return append(line, '\n'), err
+}
+
+// appendToolCall appends rec in Record's field order with its omitempty
+// rules, or reports false when rec needs json.Marshal.
+func appendToolCall(b []byte, rec *Record) ([]byte, bool) {
+	if rec.Change != nil || len(rec.Args) > 0 || rec.Time.Year() < 0 || rec.Time.Year() > 9999 {
+		return b, false
+	}
+	b = append(b, `{"time":"`...)
+	b = rec.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
+	ok := true
+	field := func(name, v string) {
+		if v != "" && ok {
+			b = append(b, ',', '"')
+			b = append(b, name...)
+			b = append(b, '"', ':')
+			b, ok = appendPlain(b, v)
+		}
+	}
+	b = append(b, `,"kind":`...)
+	b, ok = appendPlain(b, rec.Kind)
+	field("face", rec.Face)
+	field("session", rec.Session)
+	field("agent", rec.Agent)
+	field("client", rec.Client)
+	field("user", rec.User)
+	field("server", rec.Server)
+	field("tool", rec.Tool)
+	if rec.DurationMS != 0 {
+		abs := math.Abs(rec.DurationMS)
+		if abs < 1e-6 || abs >= 1e21 || math.IsNaN(rec.DurationMS) || math.IsInf(rec.DurationMS, 0) {
+			return b, false // exponent form, or an error: json's rules
+		}
+		b = append(b, `,"duration_ms":`...)
+		b = strconv.AppendFloat(b, rec.DurationMS, 'f', -1, 64)
+	}
+	field("outcome", string(rec.Outcome))
+	field("error", rec.Error)
+	field("args_sha256", rec.ArgsSHA256)
+	field("trace_id", rec.TraceID)
+	return append(b, '}'), ok
+}
+
+// appendPlain appends s quoted when no byte of it needs escaping under
+// json.Marshal's rules (printable ASCII but for the quote, the backslash
+// and the HTML characters it escapes), else reports false.
+func appendPlain(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return b, false
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), true
+}
