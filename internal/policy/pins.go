@@ -210,7 +210,7 @@ func (p *Pins) mergeAndSave() {
 		return
 	}
 	defer unlock()
-	if p.unchangedSinceWritten() {
+	if p.OwnWrite() {
 		p.saveOwn()
 		return
 	}
@@ -240,11 +240,12 @@ func (p *Pins) mergeAndSave() {
 	}
 }
 
-// unchangedSinceWritten reports whether the file is still the one this
-// weft's last save wrote: every writer of it (weft's saves and approvals)
-// replaces it by a rename, so another's write is another file, and an edit
-// in place changes its size or time. Callers hold the file's lock.
-func (p *Pins) unchangedSinceWritten() bool {
+// OwnWrite reports whether the pins file is still the one this weft's last
+// save wrote: every writer of it (weft's saves and approvals) replaces it
+// by a rename, so another's write is another file, and an edit in place
+// changes its size or time. A save (under the file's lock) then needs no
+// re-read, and the config watcher no reload for that file's event.
+func (p *Pins) OwnWrite() bool {
 	p.mu.Lock()
 	last := p.written
 	p.mu.Unlock()

@@ -107,3 +107,41 @@ func TestPinsCoalescedSavesLoseNothing(t *testing.T) {
 		t.Fatal("the last pin was not saved")
 	}
 }
+
+// OwnWrite tells this weft's own save of the file (which the config
+// watcher then need not reload) from another weft's write of it.
+func TestPinsOwnWriteTellsOwnSaveFromAnothers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), PinsFileName)
+	p, err := OpenPins(path, config.PinningStrict, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.OwnWrite() {
+		t.Fatal("OwnWrite before any save")
+	}
+	p.Allow("srv", tool("v1"))
+	if !p.OwnWrite() {
+		t.Fatal("OwnWrite is false right after this weft's save")
+	}
+	p.Allow("srv", tool("v2")) // withheld, pending
+	other, err := OpenPins(path, config.PinningStrict, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Approve("srv", "echo"); err != nil {
+		t.Fatal(err)
+	}
+	if p.OwnWrite() {
+		t.Fatal("OwnWrite is true after another weft's approval replaced the file")
+	}
+	p.Allow("srv2", tool("x")) // a save that merges the approval
+	if !p.OwnWrite() {
+		t.Fatal("OwnWrite is false after this weft saved again")
+	}
+	if err := p.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if p.OwnWrite() {
+		t.Fatal("OwnWrite is true after a reload (the next save must re-read)")
+	}
+}
