@@ -167,9 +167,9 @@ func stopAll(procs []*proc) {
 }
 
 // measureFanin starts weft with entries, times start → all active and
-// listed through the admin status, then measures tools/list and weft's memory.
+// listed (weft's /readyz?all), then measures tools/list and weft's memory.
 func measureFanin(ctx context.Context, w *workspace, name string, entries []entry, row *faninRow, o options) error {
-	l, err := launchFanin(ctx, w, name, w.path(name+".toml"), entries, row.ToolsEach, connectHTTP)
+	l, err := launchFanin(ctx, w, name, w.path(name+".toml"), entries, connectHTTP)
 	if l.p != nil {
 		defer l.p.stop()
 	}

@@ -56,10 +56,12 @@ type launched[C any] struct {
 
 // launchFanin writes cfg for entries and starts weft with it. The client
 // (dial) connects as soon as weft listens, as a client launched with weft
-// would, while the upstreams connect; the start ends when weft's status
-// lists every tool (tools each), not merely every server active. The
-// caller stops l.p and closes l.client, also when err is set.
-func launchFanin[C any](ctx context.Context, w *workspace, name, cfg string, entries []entry, tools int, dial func(context.Context, string) (C, error)) (l launched[C], err error) {
+// would, while the upstreams connect; the start ends when weft's
+// /readyz?all says every server is active with its tools listed, as a
+// script would wait (the caller's listUntil checks that the client then
+// lists them all). The caller stops l.p and closes l.client, also when err
+// is set.
+func launchFanin[C any](ctx context.Context, w *workspace, name, cfg string, entries []entry, dial func(context.Context, string) (C, error)) (l launched[C], err error) {
 	if err := writeConfig(cfg, entries); err != nil {
 		return l, err
 	}
@@ -77,7 +79,7 @@ func launchFanin[C any](ctx context.Context, w *workspace, name, cfg string, ent
 		c, err := dial(ctx, l.url)
 		done <- dialed{c, err}
 	}()
-	waitErr := waitListed(ctx, adminBase(l.url), len(entries), len(entries)*tools)
+	waitErr := waitReady(ctx, adminBase(l.url))
 	l.active = time.Since(l.t0)
 	d := <-done
 	l.client = d.c
@@ -169,7 +171,7 @@ func rawThroughWeft(ctx context.Context, w *workspace, name string, entries []en
 	if err != nil {
 		return err
 	}
-	l, err := launchFanin(ctx, w, name, cfg, entries, row.ToolsEach, dialRaw)
+	l, err := launchFanin(ctx, w, name, cfg, entries, dialRaw)
 	if l.p != nil {
 		defer l.p.stop()
 	}

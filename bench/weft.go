@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -183,6 +184,37 @@ func waitListed(ctx context.Context, base string, servers, tools int) error {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for %d active servers and %d listed tools (last: %d, %d, err %v): %w",
 				servers, tools, active(st), len(st.Listed), err, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// waitReady polls weft's /readyz?all every 5 ms until every configured
+// server is active with its tools listed, as a script that starts weft
+// and then uses its tools would (the admin status would answer too, with
+// every listed name, at a cost to both sides on each poll).
+func waitReady(ctx context.Context, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	url := base + gateway.ReadyzPath + "?" + gateway.ReadyAllQuery
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for weft's %s: %w", url, ctx.Err())
 		case <-tick.C:
 		}
 	}

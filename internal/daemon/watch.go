@@ -42,9 +42,9 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 		d.logger.Warn("config reload disabled: cannot watch the config directory", "dir", dir, "err", err)
 		return
 	}
-	watched := map[string]bool{filepath.Base(d.path): true, ".mcp.json": true, policy.PinsFileName: true}
 	agentsDir := d.Config().AgentsDirectory()
 	watchAgents(w, agentsDir)
+	edited, pinsSaved := false, false // what the events since the last reload touched
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -56,15 +56,29 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 			if !ok {
 				return
 			}
-			if watched[filepath.Base(ev.Name)] || agentEvent(w, agentsDir, ev) {
-				timer.Reset(reloadDebounce)
+			switch {
+			case d.configEvent(ev) || agentEvent(w, agentsDir, ev):
+				edited = true
+			case filepath.Base(ev.Name) == policy.PinsFileName:
+				pinsSaved = true
+			default:
+				continue
 			}
+			timer.Reset(reloadDebounce)
 		case err, ok := <-w.Errors:
 			if !ok {
 				return
 			}
 			d.logger.Warn("config watch", "err", err)
 		case <-timer.C:
+			// The pins file this weft saved itself needs no reload: its pins
+			// are in memory, and a save merges what others wrote. Checked
+			// now, not at the event, which comes before the save ends.
+			own := pinsSaved && !edited && d.pins.OwnWrite()
+			edited, pinsSaved = false, false
+			if own {
+				continue
+			}
 			d.Reload(ctx)
 			if now := d.Config().AgentsDirectory(); followAgents(w, agentsDir, now, dir) {
 				agentsDir = now
@@ -72,6 +86,13 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// configEvent reports whether ev, in the config's directory, is an edit of
+// the config or of .mcp.json.
+func (d *Daemon) configEvent(ev fsnotify.Event) bool {
+	base := filepath.Base(ev.Name)
+	return base == filepath.Base(d.path) || base == ".mcp.json"
 }
 
 // Reload applies the config file as it is now (after an outside edit)

@@ -36,8 +36,13 @@ func ParseDepth(v string) int { return depth.Parse(v) }
 
 // delegate computes a forwarded call's depth (the deeper of this process's
 // own and the caller's in-band value) and returns the meta to forward, with
-// the depth one hop deeper, or a refusal at the limit.
+// the depth one hop deeper, or a refusal at the limit. The meta returned
+// is only read by the call path (the upstream's request copies it): a
+// call with no _meta of its own, the common one, shares one made in New.
 func (g *Gateway) delegate(meta mcp.Meta) (mcp.Meta, error) {
+	if len(meta) == 0 && g.bareForward != nil {
+		return g.bareForward, nil
+	}
 	d := g.opts.Delegation
 	next, err := depth.Next(d.Depth, metaDepth(meta), d.Max)
 	if err != nil {

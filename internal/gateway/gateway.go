@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/agentview"
+	"github.com/weft-dev/weft/internal/depth"
 	"github.com/weft-dev/weft/internal/hub"
 )
 
@@ -106,6 +107,10 @@ type Gateway struct {
 	headerBound atomic.Pointer[map[string]bool]
 	info        *mcp.Implementation
 	infoJSON    []byte
+	// bareForward is the _meta forwarded for a call whose own _meta is
+	// empty (delegate), made once and only read; nil when such a call is
+	// refused.
+	bareForward mcp.Meta
 }
 
 // BuiltinNames are the tools weft itself exposes; upstreams never shadow them.
@@ -128,6 +133,9 @@ func New(h *hub.Hub, opts Options) *Gateway {
 	// An Implementation always encodes; were it not to, the stateless
 	// relay would take the typed path (statelessRaw).
 	g.infoJSON, _ = json.Marshal(g.info)
+	if next, err := depth.Next(opts.Delegation.Depth, 0, opts.Delegation.Max); err == nil {
+		g.bareForward = mcp.Meta{DelegationMetaKey: next}
+	}
 	if opts.View == nil {
 		opts.View = agentview.Everything("", -1)
 	}

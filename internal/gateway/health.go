@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,20 +65,32 @@ func isProbe(r *http.Request) bool {
 		(r.URL.Path == HealthzPath || r.URL.Path == ReadyzPath)
 }
 
+// ReadyAllQuery, as /readyz?all, requires every configured server besides
+// those in ready_requires: what a script that starts weft and then uses
+// all of its tools waits for, without reading the whole admin status.
+const ReadyAllQuery = "all"
+
 // serveReady answers 200 once the config is applied and every required
-// server is active, else 503 with the reasons, one a line.
-func (g *Gateway) serveReady(w http.ResponseWriter, _ *http.Request) {
+// server serves (active, its tools listed), else 503 with the reasons.
+func (g *Gateway) serveReady(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if reasons := g.notReady(); len(reasons) > 0 {
+	if reasons := g.notReady(r.URL.Query().Has(ReadyAllQuery)); len(reasons) > 0 {
 		w.WriteHeader(http.StatusServiceUnavailable)
+		if len(reasons) > maxReasons { // a hundred servers starting: the first few say enough
+			reasons = append(reasons[:maxReasons], fmt.Sprintf("%d more", len(reasons)-maxReasons))
+		}
 		fmt.Fprintln(w, "not ready: "+strings.Join(reasons, "; "))
 		return
 	}
 	fmt.Fprintln(w, "ready")
 }
 
-// notReady lists why weft is not ready yet.
-func (g *Gateway) notReady() []string {
+// maxReasons bounds the reasons a not-ready answer lists.
+const maxReasons = 10
+
+// notReady lists why weft is not ready yet; all requires every configured
+// server besides those in ready_requires.
+func (g *Gateway) notReady(all bool) []string {
 	h := g.opts.Health
 	var out []string
 	if h.Applied != nil && !h.Applied() {
@@ -87,13 +100,22 @@ func (g *Gateway) notReady() []string {
 	if h.Requires != nil {
 		requires = h.Requires()
 	}
+	if all {
+		for _, name := range g.hub.Names() {
+			if !slices.Contains(requires, name) {
+				requires = append(requires, name)
+			}
+		}
+	}
 	for _, name := range requires {
-		st, err := g.hub.Get(name)
+		st, serving, err := g.hub.Serving(name)
 		switch {
 		case err != nil:
 			out = append(out, fmt.Sprintf("server %s is not configured", name))
-		case st.Status != hub.StatusActive:
-			out = append(out, fmt.Sprintf("server %s is %s", name, st.Status))
+		case st != hub.StatusActive:
+			out = append(out, fmt.Sprintf("server %s is %s", name, st))
+		case !serving:
+			out = append(out, fmt.Sprintf("server %s is active, its tools not listed yet", name))
 		}
 	}
 	return out

@@ -20,7 +20,10 @@ import (
 // middleware that answered for itself, or an error turned into a result).
 type rawSlot struct {
 	json json.RawMessage
-	stub *mcp.CallToolResult // what callThrough returned for json
+	stub *mcp.CallToolResult // what callThrough returned for json: &stubResult
+	// stubResult is the stub itself, kept in the slot to save its
+	// allocation.
+	stubResult mcp.CallToolResult
 }
 
 type rawSlotKey struct{}
@@ -41,7 +44,8 @@ func (s *rawSlot) call(ctx context.Context, h *hub.Hub, peer upstream.Peer, name
 		return nil, err
 	}
 	s.json = res.JSON
-	s.stub = &mcp.CallToolResult{IsError: res.IsError, Content: []mcp.Content{}}
+	s.stubResult = mcp.CallToolResult{IsError: res.IsError, Content: []mcp.Content{}}
+	s.stub = &s.stubResult
 	return s.stub, nil
 }
 

@@ -100,6 +100,12 @@ func readEnvelope(body []byte, raw *rawEnvelope) (envelope, bool) {
 // jsonText decodes raw, a JSON string, without a decoder when it holds
 // only printable ASCII and no escapes; false when raw is not a string.
 func jsonText(raw []byte) (string, bool) {
+	switch string(raw) { // the envelope's usual values, without a copy
+	case `"2.0"`:
+		return "2.0", true
+	case `"tools/call"`:
+		return "tools/call", true
+	}
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainASCII(raw[1:n-1]) {
 		return string(raw[1 : n-1]), true
 	}
@@ -153,7 +159,7 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rl.pass(w, r, id, s)
 		return
 	}
-	rl.serve(w, r, s, call, jid)
+	rl.serve(w, r, s, &call.req, &call.slot, jid)
 }
 
 // pass hands r to go-sdk and notes that go-sdk saw the session.
@@ -237,7 +243,7 @@ func (rl *relay) forget(id string, s *relaySession) {
 // or whose client can be asked for sampling or elicitation, a tool the
 // face does not list (go-sdk and explainMissingTools answer those), a
 // header go-sdk would refuse, and a session go-sdk has not seen for idle/4.
-func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.CallToolRequest, jsonrpc.ID, bool) {
+func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*relayedRequest, jsonrpc.ID, bool) {
 	if env.Method != "tools/call" || env.JSONRPC != "2.0" || len(env.Params) == 0 || env.Params[0] != '{' {
 		return nil, jsonrpc.ID{}, false
 	}
@@ -263,12 +269,19 @@ func (rl *relay) take(r *http.Request, s *relaySession, env *envelope) (*mcp.Cal
 	if caps := ip.Capabilities; caps != nil && (caps.Sampling != nil || caps.Elicitation != nil) {
 		return nil, jsonrpc.ID{}, false
 	}
-	call := &mcp.CallToolRequest{
-		Session: s.ss,
-		Params:  &mcp.CallToolParamsRaw{Name: name, Arguments: args},
-		Extra:   requestExtra(r),
-	}
+	call := &relayedRequest{params: mcp.CallToolParamsRaw{Name: name, Arguments: args}, extra: requestExtraOf(r)}
+	call.req = mcp.CallToolRequest{Session: s.ss, Params: &call.params, Extra: &call.extra}
 	return call, jid, true
+}
+
+// relayedRequest is what the relay makes for a call it takes, in one
+// allocation: go-sdk's request with its params and extra, and the slot
+// its raw result comes back in.
+type relayedRequest struct {
+	req    mcp.CallToolRequest
+	params mcp.CallToolParamsRaw
+	extra  mcp.RequestExtra
+	slot   rawSlot
 }
 
 // relayID is the JSON-RPC id of a call as go-sdk would read it: a string
@@ -367,7 +380,7 @@ func (rl *relay) sdkDue(s *relaySession) bool {
 // forwardTool, as go-sdk would, and writes the JSON response: the
 // upstream's result as it came when the call could carry it raw
 // (rawslot.go), else the typed result marshalled.
-func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, call *mcp.CallToolRequest, jid jsonrpc.ID) {
+func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, call *mcp.CallToolRequest, slot *rawSlot, jid jsonrpc.ID) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	switch tracked, closed := s.track(jid, cancel); {
@@ -383,7 +396,6 @@ func (rl *relay) serve(w http.ResponseWriter, r *http.Request, s *relaySession, 
 	defer s.untrack(jid)
 	rl.busy(s, r)
 	defer rl.done(s)
-	slot := &rawSlot{}
 	res, err := rl.g.relayCall(withRawSlot(ctx, slot), "tools/call", call)
 	if ctx.Err() != nil && s.ended() {
 		// go-sdk cancels a session's calls when it ends; the spec answers

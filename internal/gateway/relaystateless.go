@@ -302,11 +302,19 @@ func writeJSONMessage(w http.ResponseWriter, status int, resp *jsonrpc.Response)
 	_, _ = w.Write(data)
 }
 
-// setJSONHeaders sets the headers go-sdk gives its answer to a request.
+// setJSONHeaders sets the headers go-sdk gives its answer to a request:
+// their canonical keys, with values shared by every answer (net/http only
+// reads them; a full slice is never appended to in place).
 func setJSONHeaders(w http.ResponseWriter) {
-	w.Header().Set("Cache-Control", "no-cache, no-transform")
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h["Cache-Control"] = noCacheValue
+	h["Content-Type"] = jsonTypeValue
 }
+
+var (
+	noCacheValue  = []string{"no-cache, no-transform"}
+	jsonTypeValue = []string{"application/json"}
+)
 
 // statelessResult encodes a tool's result as go-sdk does for a 2026-07-28
 // request: content is never null unless input is required, the result

@@ -14,22 +14,34 @@ import (
 // upstream asks for input (inputreq.go), and its answers to an upstream's
 // own input-required result travel back with it.
 func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, meta mcp.Meta) (*mcp.CallToolResult, error) {
+	peer := g.peerFor(req.Session, callInfo(ctx, req))
+	if !peer.RelaysInputRequests() {
+		// What inRevision does for a legacy client, without its closures.
+		return g.callForwarded(withAsker(ctx, peer), peer, req, meta)
+	}
 	p := req.Params
-	return g.relayedTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		peer, _ := askerFrom(ctx)
-		ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
-		res, err := g.callThrough(ctx, peer, p.Name, p.Arguments, meta)
-		if err != nil {
-			// A server that needs a login: the client is asked to open the
-			// page, in its own revision, and the call is made again.
-			again, lerr := g.loginThroughClient(ctx, req.Session, p.Name, err)
-			if !again {
-				return nil, lerr
-			}
-			return g.callThrough(ctx, peer, p.Name, p.Arguments, meta)
+	return inRevision(ctx, g, peer, p.RequestState, p.InputResponses,
+		func(ctx context.Context, peer sessionPeer) (*mcp.CallToolResult, error) {
+			return g.callForwarded(ctx, peer, req, meta)
+		}, toolAsking)
+}
+
+// callForwarded makes a forwarded tool call for peer, the client asked for
+// input in ctx (askerFrom).
+func (g *Gateway) callForwarded(ctx context.Context, peer sessionPeer, req *mcp.CallToolRequest, meta mcp.Meta) (*mcp.CallToolResult, error) {
+	p := req.Params
+	ctx = upstream.WithInputResponses(ctx, p.InputResponses, upstreamState(p.RequestState))
+	res, err := g.callThrough(ctx, peer, p.Name, p.Arguments, meta)
+	if err != nil {
+		// A server that needs a login: the client is asked to open the
+		// page, in its own revision, and the call is made again.
+		again, lerr := g.loginThroughClient(ctx, req.Session, p.Name, err)
+		if !again {
+			return nil, lerr
 		}
-		return res, nil
-	})(ctx, req)
+		return g.callThrough(ctx, peer, p.Name, p.Arguments, meta)
+	}
+	return res, nil
 }
 
 // relayedTool runs a tool handler that may ask the client for input (an
@@ -39,11 +51,13 @@ func (g *Gateway) relayedTool(h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p := req.Params
 		return inRevision(ctx, g, g.peerFor(req.Session, callInfo(ctx, req)), p.RequestState, p.InputResponses,
-			func(ctx context.Context, _ sessionPeer) (*mcp.CallToolResult, error) { return h(ctx, req) },
-			func(ask *inputRequest) *mcp.CallToolResult {
-				return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}
-			})
+			func(ctx context.Context, _ sessionPeer) (*mcp.CallToolResult, error) { return h(ctx, req) }, toolAsking)
 	}
+}
+
+// toolAsking is a tool call's input-required result.
+func toolAsking(ask *inputRequest) *mcp.CallToolResult {
+	return &mcp.CallToolResult{InputRequests: ask.requests(), RequestState: ask.state}
 }
 
 // relayedFor is relayedTool for a typed tool handler.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"time"
 
 	"github.com/weft-dev/weft/internal/upstream"
 )
@@ -15,18 +16,38 @@ import (
 // in flight for its whole duration on every exit path; its outcome feeds
 // the breaker.
 func (h *Hub) do(ctx context.Context, name string, call func(context.Context, *upstream.Conn) error) error {
-	return named(name, h.guarded(ctx, name, "", call))
+	return named(name, h.guarded(ctx, name, "", withDeadline(call)))
 }
 
 // doTool is do for a call of tool, whose timeouts count against the tool's
-// own breaker (see toolBreakers).
-func (h *Hub) doTool(ctx context.Context, name, tool string, call func(context.Context, *upstream.Conn) error) error {
+// own breaker (see toolBreakers). call is given the server's deadline
+// (zero: none) and must end by it, with an error that is or wraps
+// context.DeadlineExceeded: a tool call carries it down to the upstream's
+// own wait (upstream.Conn.CallToolRawUntil) instead of a context of its own.
+func (h *Hub) doTool(ctx context.Context, name, tool string, call deadlineCall) error {
 	return named(name, h.guarded(ctx, name, tool, call))
 }
 
+// deadlineCall makes a request on conn that ends by deadline (zero: none).
+type deadlineCall func(ctx context.Context, conn *upstream.Conn, deadline time.Time) error
+
+// withDeadline is call with the deadline as its context's.
+func withDeadline(call func(context.Context, *upstream.Conn) error) deadlineCall {
+	return func(ctx context.Context, conn *upstream.Conn, deadline time.Time) error {
+		if !deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
+		return call(ctx, conn)
+	}
+}
+
 // guarded is do without the server's name on its errors; tool is empty
-// unless the request is a tool call.
-func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.Context, *upstream.Conn) error) error {
+// unless the request is a tool call. The server's timeout counts from
+// here: it bounds the wait for a call slot, a per-user instance's start
+// and the call, without a context of its own when nothing waits.
+func (h *Hub) guarded(ctx context.Context, name, tool string, call deadlineCall) error {
 	s, err := h.lookup(name)
 	if err != nil {
 		return err
@@ -35,7 +56,7 @@ func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.
 		return err
 	}
 	s.mu.Lock()
-	br, tools, sem, timeout := s.breaker, s.tools, s.sem, s.cfg.Timeout()
+	br, tools, sem, timeout, perUser := s.breaker, s.tools, s.sem, s.cfg.Timeout(), s.cfg.IsPerUser()
 	s.mu.Unlock()
 	var tb *breaker
 	if tool != "" {
@@ -46,12 +67,16 @@ func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.
 		return err
 	}
 	callerCtx := ctx
+	var deadline time.Time
 	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+		deadline = time.Now().Add(timeout)
+		if h.opts.Instance != nil && perUser { // the instance's start waits on ctx
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
 	}
-	if err := h.acquire(ctx, sem); err != nil {
+	if err := h.acquire(ctx, deadline, sem); err != nil {
 		v.record(outcomeIgnored, err) // weft's own limit, not the server's fault
 		return err
 	}
@@ -68,7 +93,7 @@ func (h *Hub) guarded(ctx context.Context, name, tool string, call func(context.
 		return err
 	}
 	defer done()
-	err = call(ctx, conn)
+	err = call(ctx, conn, deadline)
 	if err != nil && callerCtx.Err() == nil && timedOut(err) {
 		err = &timeoutError{limit: timeout, cause: err}
 	}
@@ -94,12 +119,13 @@ func (h *Hub) instance(ctx context.Context, name string, own *upstream.Conn) (*u
 }
 
 // acquire takes a per-server slot and then a global one, waiting while the
-// limits are reached, at most until ctx ends.
-func (h *Hub) acquire(ctx context.Context, sem chan struct{}) error {
-	if err := takeSlot(ctx, sem, "max_concurrent_calls"); err != nil {
+// limits are reached, at most until ctx ends or deadline passes (zero:
+// none).
+func (h *Hub) acquire(ctx context.Context, deadline time.Time, sem chan struct{}) error {
+	if err := takeSlot(ctx, deadline, sem, "max_concurrent_calls"); err != nil {
 		return err
 	}
-	if err := takeSlot(ctx, h.global, "limits.max_concurrent_calls"); err != nil {
+	if err := takeSlot(ctx, deadline, h.global, "limits.max_concurrent_calls"); err != nil {
 		if sem != nil {
 			<-sem
 		}
@@ -109,9 +135,9 @@ func (h *Hub) acquire(ctx context.Context, sem chan struct{}) error {
 }
 
 // takeSlot takes a slot of sem (none when sem is nil), waiting while ctx
-// lasts. A free slot is taken without a select on ctx: the common case
-// costs one non-blocking send.
-func takeSlot(ctx context.Context, sem chan struct{}, limit string) error {
+// lasts and deadline has not passed. A free slot is taken without a select
+// on ctx: the common case costs one non-blocking send, and no timer.
+func takeSlot(ctx context.Context, deadline time.Time, sem chan struct{}, limit string) error {
 	if sem == nil {
 		return nil
 	}
@@ -119,6 +145,11 @@ func takeSlot(ctx context.Context, sem chan struct{}, limit string) error {
 	case sem <- struct{}{}:
 		return nil
 	default:
+	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
 	}
 	select {
 	case sem <- struct{}{}:

@@ -68,7 +68,9 @@ type Options struct {
 	// ctx). It returns a nil connection to use the server's, and done when
 	// the call has ended. The call is admitted, limited and timed as any
 	// other call of the server; the catalog still comes from the server's
-	// own connection.
+	// own connection. Its ctx carries the server's timeout as its deadline
+	// for a per_user server's call; for any other server's, which has no
+	// instance to start, it has none, and Instance must not wait.
 	Instance func(ctx context.Context, server string) (conn *upstream.Conn, done func(), err error)
 	// Observer, when set, sees every tool call and server status change
 	// (metrics, traces, audit log, dashboard); see observe.go.

@@ -14,7 +14,12 @@ import (
 // CallTool routes a call of the exposed tool name to its upstream. A tool
 // result with isError set is a result, not an error.
 func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (res *mcp.CallToolResult, err error) {
-	err = h.callTool(ctx, name, args, meta, func(ctx context.Context, conn *upstream.Conn, tool string, meta mcp.Meta) (bool, error) {
+	err = h.callTool(ctx, name, args, meta, func(ctx context.Context, conn *upstream.Conn, deadline time.Time, tool string, meta mcp.Meta) (bool, error) {
+		if !deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
 		res, err = conn.CallTool(ctx, peer, tool, args, meta)
 		return res != nil && res.IsError, err
 	})
@@ -24,8 +29,8 @@ func (h *Hub) CallTool(ctx context.Context, peer upstream.Peer, name string, arg
 // CallToolRaw is CallTool with the result as JSON (upstream.CallToolRaw),
 // under the same guards and observers.
 func (h *Hub) CallToolRaw(ctx context.Context, peer upstream.Peer, name string, args json.RawMessage, meta mcp.Meta) (res upstream.RawResult, err error) {
-	err = h.callTool(ctx, name, args, meta, func(ctx context.Context, conn *upstream.Conn, tool string, meta mcp.Meta) (bool, error) {
-		res, err = conn.CallToolRaw(ctx, peer, tool, args, meta)
+	err = h.callTool(ctx, name, args, meta, func(ctx context.Context, conn *upstream.Conn, deadline time.Time, tool string, meta mcp.Meta) (bool, error) {
+		res, err = conn.CallToolRawUntil(ctx, deadline, peer, tool, args, meta)
 		return res.IsError, err
 	})
 	return res, err
@@ -33,9 +38,10 @@ func (h *Hub) CallToolRaw(ctx context.Context, peer upstream.Peer, name string, 
 
 // callTool runs call, which makes the upstream call of the exposed tool
 // name and reports whether its result is an error result, under the
-// tool's guards (doTool) and the observers.
+// tool's guards (doTool) and the observers; call must end by the deadline
+// it is given (see doTool).
 func (h *Hub) callTool(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta,
-	call func(ctx context.Context, conn *upstream.Conn, tool string, meta mcp.Meta) (bool, error)) (err error) {
+	call func(ctx context.Context, conn *upstream.Conn, deadline time.Time, tool string, meta mcp.Meta) (bool, error)) (err error) {
 	ctx, obs := h.observeStart(ctx, name, args, meta)
 	isError := false
 	if obs != nil {
@@ -49,9 +55,9 @@ func (h *Hub) callTool(ctx context.Context, name string, args json.RawMessage, m
 	if obs != nil {
 		obs.Server = t.Server
 	}
-	return h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn) (err error) {
+	return h.doTool(ctx, t.Server, t.Original, func(ctx context.Context, conn *upstream.Conn, deadline time.Time) (err error) {
 		sent := time.Now()
-		isError, err = call(ctx, conn, t.Original, meta)
+		isError, err = call(ctx, conn, deadline, t.Original, meta)
 		if obs != nil {
 			obs.Upstream = time.Since(sent)
 		}

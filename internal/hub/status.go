@@ -107,3 +107,23 @@ func served(inv upstream.Inventory) int {
 	}
 	return n
 }
+
+// Serving returns the named server's status and whether it serves: active,
+// with the tools of its first connection in the catalog (a server that
+// starts with others is active a little before the build that lists its
+// tools, see arrive).
+func (h *Hub) Serving(name string) (Status, bool, error) {
+	s, err := h.lookup(name)
+	if err != nil {
+		return "", false, err
+	}
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	select {
+	case <-s.settled:
+		return st, st == StatusActive, nil
+	default:
+		return st, false, nil
+	}
+}

@@ -62,6 +62,11 @@ type Pins struct {
 	seen   []func(*pinsFile) bool // recorded since the last save, to merge into the file
 	saving chan struct{}          // non-nil while a save runs; closed when it ends
 	again  bool                   // more was recorded while a save ran
+	// written is the file as this weft's last save left it (nil: unknown,
+	// so the next save re-reads it); a save that finds it unchanged needs
+	// no re-read, since data is then the file plus what seen holds.
+	written os.FileInfo
+	loads   int // counts loads, which replace data with the file's
 }
 
 // Change is a tool whose definition differs from its pin.
@@ -91,7 +96,8 @@ func (p *Pins) load() error {
 	if err != nil {
 		return err
 	}
-	p.data = d
+	p.data, p.written = d, nil
+	p.loads++
 	return nil
 }
 
@@ -204,6 +210,10 @@ func (p *Pins) mergeAndSave() {
 		return
 	}
 	defer unlock()
+	if p.OwnWrite() {
+		p.saveOwn()
+		return
+	}
 	fresh, err := readPins(p.path)
 	if err != nil {
 		p.logger.Warn("cannot re-read tool pins; saving those in memory", "err", err)
@@ -221,17 +231,61 @@ func (p *Pins) mergeAndSave() {
 	differs := !equalPins(fresh, p.data)
 	p.data = fresh
 	// Encoded under the lock: Filter changes these maps once it is released.
-	b, err := json.MarshalIndent(fresh, "", "  ")
+	b, loads := encodePins(fresh), p.loads
+	p.written = nil
 	p.mu.Unlock()
-	if err == nil {
-		err = p.writeBytes(b)
-	}
-	if err != nil {
-		p.logger.Warn("cannot save tool pins", "path", p.path, "err", err)
-	}
+	p.writeAndNote(b, loads)
 	if differs && p.OnChange != nil {
 		p.OnChange()
 	}
+}
+
+// OwnWrite reports whether the pins file is still the one this weft's last
+// save wrote: every writer of it (weft's saves and approvals) replaces it
+// by a rename, so another's write is another file, and an edit in place
+// changes its size or time. A save (under the file's lock) then needs no
+// re-read, and the config watcher no reload for that file's event.
+func (p *Pins) OwnWrite() bool {
+	p.mu.Lock()
+	last := p.written
+	p.mu.Unlock()
+	if last == nil {
+		return false
+	}
+	now, err := os.Stat(p.path)
+	return err == nil && os.SameFile(now, last) && now.Size() == last.Size() && now.ModTime().Equal(last.ModTime())
+}
+
+// saveOwn writes data, which holds everything seen, when the file is the
+// one this weft last wrote; callers hold the file's lock.
+func (p *Pins) saveOwn() {
+	p.mu.Lock()
+	p.seen = nil
+	b, loads := encodePins(p.data), p.loads
+	p.written = nil
+	p.mu.Unlock()
+	p.writeAndNote(b, loads)
+}
+
+// writeAndNote writes b as the pins file and notes what it wrote, so that
+// the next save can tell whether anyone else wrote since, unless data was
+// reloaded since b was encoded (loads moved on); callers hold the file's
+// lock.
+func (p *Pins) writeAndNote(b []byte, loads int) {
+	err := p.writeBytes(b)
+	var info os.FileInfo
+	if err == nil {
+		info, err = os.Stat(p.path)
+	}
+	if err != nil {
+		p.logger.Warn("cannot save tool pins", "path", p.path, "err", err)
+		return
+	}
+	p.mu.Lock()
+	if p.loads == loads {
+		p.written = info
+	}
+	p.mu.Unlock()
 }
 
 // pinsLockTimeout bounds the wait for another weft's edit of the pins file.
@@ -295,11 +349,7 @@ func setIn(m *map[string]map[string]string, server, tool, h string) {
 // write saves d atomically, 0600 in a 0700 directory; callers hold the
 // file's cross-process lock.
 func (p *Pins) write(d pinsFile) error {
-	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return err
-	}
-	return p.writeBytes(b)
+	return p.writeBytes(encodePins(d))
 }
 
 // writeBytes replaces the pins file with b.

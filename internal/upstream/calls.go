@@ -195,16 +195,40 @@ type progressParams interface {
 // messages the upstream sent before its result reach the peer, then retires
 // the call.
 func (c *Conn) track(ctx context.Context, peer Peer, p progressParams) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
 	token := p.GetProgressToken()
-	id, done := c.router.begin(ctx, peer, token, cancel) // Close cancels it (closeAll)
+	t := c.begin(ctx, peer, token, true)
 	if token != nil {
-		p.SetProgressToken(id)
+		p.SetProgressToken(t.call.id)
 	}
-	return ctx, func() {
-		c.order.settle(ctx)
-		done()
-		cancel(nil)
+	return t.ctx, func() { c.end(t) }
+}
+
+// tracked is a call begin registered with the router, for end.
+type tracked struct {
+	ctx    context.Context // the call's own, or the caller's
+	call   *call
+	cancel context.CancelCauseFunc // nil: the call has no context of its own
+}
+
+// begin registers a call with the router (track without the token's
+// swap). own gives the call a context of its own, which Close cancels
+// with ErrClosedInFlight; without it the call must end by itself when the
+// connection closes (rawConn.call).
+func (c *Conn) begin(ctx context.Context, peer Peer, token any, own bool) tracked {
+	var cancel context.CancelCauseFunc
+	if own {
+		ctx, cancel = context.WithCancelCause(ctx)
+	}
+	return tracked{ctx: ctx, call: c.router.start(ctx, peer, token, cancel), cancel: cancel} // Close cancels it (closeAll)
+}
+
+// end first lets the progress and log messages the upstream sent before
+// its result reach the peer, then retires the call.
+func (c *Conn) end(t tracked) {
+	c.order.settle(t.ctx)
+	c.router.end(t.call)
+	if t.cancel != nil {
+		t.cancel(nil)
 	}
 }
 
@@ -214,7 +238,7 @@ var ErrClosedInFlight = errors.New("connection closed while the call was in flig
 // closedErr reports ErrClosedInFlight for a call cut off by Close, and
 // names what other transport errors mean for the caller.
 func closedErr(ctx context.Context, err error) error {
-	if err != nil && errors.Is(context.Cause(ctx), ErrClosedInFlight) {
+	if err != nil && (errors.Is(err, ErrClosedInFlight) || errors.Is(context.Cause(ctx), ErrClosedInFlight)) {
 		return ErrClosedInFlight
 	}
 	return explain(err)

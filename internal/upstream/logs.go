@@ -61,21 +61,30 @@ func (c *Conn) requestMeta(peer Peer, m mcp.Meta) mcp.Meta {
 	for _, k := range []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities} {
 		delete(out, k)
 	}
-	if !c.newProtocol() || c.info.Capabilities.Logging == nil {
-		return orNil(out)
+	if level, ok := c.addedLevel(peer, m); ok {
+		if out == nil {
+			out = mcp.Meta{}
+		}
+		out[mcp.MetaKeyLogLevel] = level
 	}
-	if _, ok := out[mcp.MetaKeyLogLevel]; ok {
-		return out
+	return orNil(out)
+}
+
+// addedLevel is the log level requestMeta adds to m, if any: a legacy
+// client's level, for a 2026-07-28 upstream that logs, when m names none.
+func (c *Conn) addedLevel(peer Peer, m mcp.Meta) (mcp.LoggingLevel, bool) {
+	if !c.newProtocol() || c.info.Capabilities.Logging == nil {
+		return "", false
+	}
+	if _, ok := m[mcp.MetaKeyLogLevel]; ok {
+		return "", false
 	}
 	if l, ok := peer.(LogLeveler); ok {
 		if level := l.LogLevel(); level != "" {
-			if out == nil {
-				out = mcp.Meta{}
-			}
-			out[mcp.MetaKeyLogLevel] = level
+			return level, true
 		}
 	}
-	return orNil(out)
+	return "", false
 }
 
 // LogLeveler is implemented by a peer whose client set a log level on a
@@ -162,7 +171,7 @@ func holds(calls []*call, p Peer) bool {
 // notification trailed the result), on the session.
 func relay(ctx context.Context, cl *call, send func(context.Context) error) error {
 	if cl.ctx != nil {
-		if err := send(linkedCtx{Context: ctx, values: cl.ctx}); err == nil {
+		if err := send(linkedCtx{Context: ctx, values: cl.values()}); err == nil {
 			return nil
 		}
 	}

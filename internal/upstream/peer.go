@@ -62,15 +62,17 @@ const maxRetired = 32
 
 // call is one request in flight to the upstream on behalf of a peer.
 type call struct {
+	id            int64 // weft's progress token for it
 	peer          Peer
 	progressToken any // the peer's own token, nil when it asked for none
-	// ctx carries the values of the peer's own request (never its
-	// cancellation): relayed notifications are sent in it, so that they
-	// travel with that request (on Streamable HTTP, on its stream).
+	// ctx carries the values of the peer's own request: relayed
+	// notifications are sent with them (values, never its cancellation),
+	// so that they travel with that request (on Streamable HTTP, on its
+	// stream).
 	ctx  context.Context
 	done bool // the upstream answered; kept for trailing notifications
 	// cancel ends the call's own context when the connection closes
-	// under it (closeAll).
+	// under it (closeAll); nil for a call that ends by itself then.
 	cancel context.CancelCauseFunc
 }
 
@@ -97,42 +99,49 @@ type retired struct {
 
 func newRouter() *router { return &router{calls: map[int64]*call{}} }
 
-// begin registers a call made in ctx, which cancel ends, and returns
-// weft's token for it and a func that retires it. The router holds every
+// start registers a call made in ctx, which cancel ends, and returns it
+// with weft's token for it (its id); end retires it. The router holds every
 // call's cancel so that closing the connection ends the calls in flight
-// (closeAll) without each call registering on the connection's life.
-func (r *router) begin(ctx context.Context, peer Peer, progressToken any, cancel context.CancelCauseFunc) (int64, func()) {
+// (closeAll) without each call registering on the connection's life; a
+// nil cancel is a call that ends by itself when the connection closes
+// (a raw stdio call).
+func (r *router) start(ctx context.Context, peer Peer, progressToken any, cancel context.CancelCauseFunc) *call {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.closed && cancel != nil {
 		cancel(ErrClosedInFlight)
 	}
 	r.expire()
 	r.next++
-	id := r.next
-	c := &call{peer: peer, progressToken: progressToken, ctx: context.WithoutCancel(ctx), cancel: cancel}
-	r.calls[id] = c
-	r.recent = append(r.recent, id)
-	return id, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		c.done = true
-		if ephemeral(peer) {
-			delete(r.calls, id)
-		} else {
-			// Notifications sent just before the result may be handled
-			// after it: keep the token mapping a little longer.
-			r.retired = append(r.retired, retired{id, time.Now()})
-			r.expire()
-		}
-		for i, v := range r.recent {
-			if v == id {
-				r.recent = append(r.recent[:i], r.recent[i+1:]...)
-				break
-			}
+	c := &call{id: r.next, peer: peer, progressToken: progressToken, ctx: ctx, cancel: cancel}
+	r.calls[c.id] = c
+	r.recent = append(r.recent, c.id)
+	return c
+}
+
+// end retires a call start registered.
+func (r *router) end(c *call) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.done = true
+	if ephemeral(c.peer) {
+		delete(r.calls, c.id)
+	} else {
+		// Notifications sent just before the result may be handled
+		// after it: keep the token mapping a little longer.
+		r.retired = append(r.retired, retired{c.id, time.Now()})
+		r.expire()
+	}
+	for i, v := range r.recent {
+		if v == c.id {
+			r.recent = append(r.recent[:i], r.recent[i+1:]...)
+			break
 		}
 	}
 }
+
+// values is the call's request context without its cancellation.
+func (c *call) values() context.Context { return context.WithoutCancel(c.ctx) }
 
 // closeAll cancels the calls in flight with ErrClosedInFlight, and any
 // call begun after it at once: the connection is closed.
@@ -141,7 +150,7 @@ func (r *router) closeAll() {
 	r.closed = true
 	var cancels []context.CancelCauseFunc
 	for _, c := range r.calls {
-		if !c.done {
+		if !c.done && c.cancel != nil {
 			cancels = append(cancels, c.cancel)
 		}
 	}
@@ -198,7 +207,7 @@ func (r *router) peerFor(ctx context.Context) (Peer, context.Context, error) {
 	defer r.mu.Unlock()
 	for i := len(r.recent) - 1; i >= 0; i-- {
 		if c := r.calls[r.recent[i]]; c != nil && c.peer != nil {
-			return c.peer, linkedCtx{Context: ctx, values: c.ctx}, nil
+			return c.peer, linkedCtx{Context: ctx, values: c.values()}, nil
 		}
 	}
 	return nil, ctx, ErrNoPeer

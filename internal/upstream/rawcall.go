@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -59,35 +60,66 @@ func (s *rawShape) field(key, value []byte) bool {
 // HTTP connection weft POSTs the call itself (httppost.go). Elsewhere it is
 // CallTool, its result encoded.
 func (c *Conn) CallToolRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	return c.CallToolRawUntil(ctx, time.Time{}, peer, name, args, meta)
+}
+
+// CallToolRawUntil is CallToolRaw ended by deadline (zero: none) as a
+// context's deadline would end it, with context.DeadlineExceeded. On the
+// stdio path the wait for the result watches the deadline itself: the
+// call makes no context of its own.
+func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Peer, name string, args json.RawMessage, meta mcp.Meta) (RawResult, error) {
+	in := inputsFrom(ctx)
+	if c.raw != nil && !c.newProtocol() && in.responses == nil && in.state == "" {
+		return c.callRaw(ctx, deadline, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+			return c.writeToolCall(ctx, deadline, params)
+		}, true)
+	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	if c.takesHTTPRaw(ctx) {
-		return c.callRaw(ctx, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		return c.callRaw(ctx, time.Time{}, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			// The peer rides in ctx: what the upstream sends on a posted
 			// call's stream is relayed to this call's client alone
 			// (httpstream.go). A stdio call needs no such link: its
 			// upstream's messages are routed by the router.
 			return c.postToolCall(withPeer(ctx, peer), params)
-		})
+		}, false)
 	}
-	if in := inputsFrom(ctx); c.raw == nil || c.newProtocol() || in.responses != nil || in.state != "" {
-		res, err := c.CallTool(ctx, peer, name, args, meta)
-		if err != nil {
-			return RawResult{}, err
-		}
-		return encodeResult(res)
+	res, err := c.CallTool(ctx, peer, name, args, meta)
+	if err != nil {
+		return RawResult{}, err
 	}
-	return c.callRaw(ctx, peer, name, args, meta, c.writeToolCall)
+	return encodeResult(res)
 }
 
 // callRaw sends a tools/call through send, which returns its result as
-// the upstream sent it, and finishes it as CallTool would.
-func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.RawMessage, meta mcp.Meta, send func(context.Context, json.RawMessage) (json.RawMessage, error)) (RawResult, error) {
-	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}
-	if len(args) > 0 {
-		params.Arguments = args
+// the upstream sent it, and finishes it as CallTool would. Its params are
+// encoded once, from the caller's _meta as requestMeta and track would
+// make it, without copying it (rawCallParams). endsOnClose says that send
+// itself ends when the connection is closed under it (the stdio path:
+// rawConn.call watches the connection's life), so the call needs no
+// context of its own for Close to cancel; deadline (zero: none) is send's
+// too, and bounds what follows a result that is not plain.
+func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name string, args json.RawMessage, meta mcp.Meta,
+	send func(context.Context, json.RawMessage) (json.RawMessage, error), endsOnClose bool) (RawResult, error) {
+	token := meta[progressTokenKey]
+	t := c.begin(ctx, peer, token, !endsOnClose)
+	defer c.end(t)
+	ctx, id := t.ctx, t.call.id
+	var extra map[string]any
+	if level, ok := c.addedLevel(peer, meta); ok {
+		extra = map[string]any{mcp.MetaKeyLogLevel: level}
 	}
-	ctx, done := c.track(ctx, peer, params)
-	defer done()
-	data, err := json.Marshal(params)
+	if token != nil {
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra[progressTokenKey] = id
+	}
+	data, err := rawCallParams(name, args, meta, extra)
 	if err != nil {
 		return RawResult{}, fmt.Errorf("calling %q: %w", "tools/call", err)
 	}
@@ -98,6 +130,18 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	if shape, ok := plainResult(raw); ok {
 		return RawResult{JSON: raw, IsError: shape.IsError}, nil
 	}
+	params := &mcp.CallToolParams{Name: name, Meta: c.requestMeta(peer, meta), Arguments: json.RawMessage("{}")}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	if token != nil {
+		params.SetProgressToken(id)
+	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	res, err := c.typedResult(ctx, peer, params, raw)
 	if err != nil {
 		return RawResult{}, closedErr(ctx, err)
@@ -105,9 +149,10 @@ func (c *Conn) callRaw(ctx context.Context, peer Peer, name string, args json.Ra
 	return encodeResult(res)
 }
 
-// writeToolCall writes a tools/call on the stdio connection (rawConn).
-func (c *Conn) writeToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	raw, err := c.raw.call(ctx, "tools/call", params)
+// writeToolCall writes a tools/call on the stdio connection (rawConn),
+// ended by deadline (zero: none).
+func (c *Conn) writeToolCall(ctx context.Context, deadline time.Time, params json.RawMessage) (json.RawMessage, error) {
+	raw, err := c.raw.call(ctx, c.life.Done(), deadline, "tools/call", params)
 	if errors.Is(err, mcp.ErrConnectionClosed) && c.life.Err() != nil {
 		// Close ended the connection: its cancel of ctx (the router's
 		// closeAll, after the session's end) may not have run yet.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,12 +73,12 @@ type rawConn struct {
 	notes sync.WaitGroup
 
 	mu      sync.Mutex
-	waiting map[string]chan *jsonrpc.Response // by id; guarded by mu
-	err     error                             // why done was closed; guarded by mu
+	waiting map[int64]chan rawReply // by the number in the call's id; guarded by mu
+	err     error                   // why done was closed; guarded by mu
 }
 
 func newRawConn(conn mcp.Connection) *rawConn {
-	return &rawConn{Connection: conn, done: make(chan struct{}), waiting: map[string]chan *jsonrpc.Response{}}
+	return &rawConn{Connection: conn, done: make(chan struct{}), waiting: map[int64]chan rawReply{}}
 }
 
 // take hands msg, one message line of a stdio upstream not yet read by the
@@ -101,26 +100,71 @@ func (c *rawConn) take(msg []byte) bool {
 	if !ok {
 		return false
 	}
-	var key string
-	if json.Unmarshal(rawID, &key) != nil || !strings.HasPrefix(key, rawIDPrefix) {
+	seq, ours := rawSeqOf(rawID)
+	if !ours {
 		return false
 	}
-	id, err := jsonrpc.MakeID(key)
-	if err != nil {
-		return false
-	}
-	c.deliver(key, &jsonrpc.Response{ID: id, Result: result})
+	c.deliver(seq, rawReply{result: result})
 	return true
 }
 
-// deliver hands resp to the call waiting for key, if any.
-func (c *rawConn) deliver(key string, resp *jsonrpc.Response) {
+// rawSeqOf reads the number of one of weft's own call ids from its JSON:
+// ours reports an id with weft's prefix (whose call, if its number is
+// not one weft gave, nobody waits for: seq is then -1). A plain id is read
+// in place, anything else decoded as go-sdk would decode it.
+func rawSeqOf(rawID []byte) (seq int64, ours bool) {
+	if n := len(rawID); n >= 2 && rawID[0] == '"' && rawID[n-1] == '"' && plainASCII(rawID[1:n-1]) {
+		return rawSeq(rawID[1 : n-1])
+	}
+	var key string
+	if json.Unmarshal(rawID, &key) != nil {
+		return 0, false
+	}
+	return rawSeq([]byte(key))
+}
+
+// rawSeq is rawSeqOf for the id's text.
+func rawSeq(key []byte) (seq int64, ours bool) {
+	digits, ok := bytes.CutPrefix(key, []byte(rawIDPrefix))
+	if !ok {
+		return 0, false
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return -1, true
+	}
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return -1, true
+		}
+		seq = seq*10 + int64(d-'0')
+	}
+	return seq, true
+}
+
+// plainASCII reports printable ASCII with no escapes or quotes.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
+			return false
+		}
+	}
+	return true
+}
+
+// rawReply is the response to one of weft's own calls.
+type rawReply struct {
+	result json.RawMessage
+	err    error // the upstream's *jsonrpc.Error, when it answered with one
+}
+
+// deliver hands reply to the call waiting for seq, if any.
+func (c *rawConn) deliver(seq int64, reply rawReply) {
 	c.mu.Lock()
-	ch := c.waiting[key]
-	delete(c.waiting, key)
+	ch := c.waiting[seq]
+	delete(c.waiting, seq)
 	c.mu.Unlock()
 	if ch != nil {
-		ch <- resp // buffered: never blocks the reader
+		ch <- reply // buffered: never blocks the reader
 	}
 	// A response nobody waits for belongs to a call whose caller gave
 	// up; the session never knew of it either.
@@ -140,10 +184,14 @@ func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return msg, nil
 		}
 		key, ok := resp.ID.Raw().(string)
-		if !ok || !strings.HasPrefix(key, rawIDPrefix) {
+		if !ok {
 			return msg, nil
 		}
-		c.deliver(key, resp)
+		seq, ours := rawSeq([]byte(key))
+		if !ours {
+			return msg, nil
+		}
+		c.deliver(seq, rawReply{result: resp.Result, err: resp.Error})
 	}
 }
 
@@ -170,48 +218,59 @@ func (c *rawConn) fail(err error) {
 // result still raw. Errors are those go-sdk's session returns for the same
 // failures: ctx.Err() when ctx ends (the upstream is told the call was
 // cancelled), mcp.ErrConnectionClosed when the connection ends, and the
-// upstream's *jsonrpc.Error wrapped as go-sdk wraps it.
-func (c *rawConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	key := rawIDPrefix + strconv.FormatInt(c.next.Add(1), 10)
-	id, err := jsonrpc.MakeID(key)
+// upstream's *jsonrpc.Error wrapped as go-sdk wraps it; and
+// ErrClosedInFlight when closing (the connection's life) ends first: the
+// call is then given up as a cancelled one, without a context of its own
+// for the connection's Close to cancel. deadline (zero: none) ends it as
+// a deadline of ctx would, with context.DeadlineExceeded.
+func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, deadline time.Time, method string, params json.RawMessage) (json.RawMessage, error) {
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return nil, context.DeadlineExceeded // as Write refuses a context past its deadline
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C
+	}
+	seq := c.next.Add(1)
+	id, err := jsonrpc.MakeID(rawIDPrefix + strconv.FormatInt(seq, 10))
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
-	ch := make(chan *jsonrpc.Response, 1)
+	ch := make(chan rawReply, 1)
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, method, c.err)
 	}
-	c.waiting[key] = ch
+	c.waiting[seq] = ch
 	c.mu.Unlock()
 	if err := c.Connection.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
-		c.forget(key)
+		c.forget(seq)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
 	select {
-	case resp := <-ch:
-		if resp.Error != nil {
-			return nil, fmt.Errorf("calling %q: %w", method, resp.Error)
+	case reply := <-ch:
+		if reply.err != nil {
+			return nil, fmt.Errorf("calling %q: %w", method, reply.err)
 		}
-		return resp.Result, nil
+		return reply.result, nil
 	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.waiting, key)
-		open := c.err == nil
-		if open {
-			c.notes.Add(1) // under mu, before fail: Close's Wait sees it
-		}
-		c.mu.Unlock()
-		if open {
-			go c.cancelled(context.WithoutCancel(ctx), id, ctx.Err())
-		}
+		c.giveUp(ctx, seq, id, ctx.Err())
 		return nil, ctx.Err()
+	case <-expired:
+		c.giveUp(ctx, seq, id, context.DeadlineExceeded)
+		return nil, context.DeadlineExceeded
+	case <-closing:
+		c.giveUp(ctx, seq, id, ErrClosedInFlight)
+		return nil, ErrClosedInFlight
 	case <-c.done:
-		c.forget(key)
+		c.forget(seq)
 		c.mu.Lock()
 		why := c.err
 		c.mu.Unlock()
@@ -219,9 +278,24 @@ func (c *rawConn) call(ctx context.Context, method string, params json.RawMessag
 	}
 }
 
-func (c *rawConn) forget(key string) {
+// giveUp forgets the call seq and tells the upstream, while the
+// connection is open, that its caller gave it up.
+func (c *rawConn) giveUp(ctx context.Context, seq int64, id jsonrpc.ID, why error) {
 	c.mu.Lock()
-	delete(c.waiting, key)
+	delete(c.waiting, seq)
+	open := c.err == nil
+	if open {
+		c.notes.Add(1) // under mu, before fail: Close's Wait sees it
+	}
+	c.mu.Unlock()
+	if open {
+		go c.cancelled(context.WithoutCancel(ctx), id, why)
+	}
+}
+
+func (c *rawConn) forget(seq int64) {
+	c.mu.Lock()
+	delete(c.waiting, seq)
 	c.mu.Unlock()
 }
 

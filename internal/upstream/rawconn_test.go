@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,7 +56,7 @@ func TestRawConnTakesItsResponsesAndPassesTheRestInOrder(t *testing.T) {
 	ctx := context.Background()
 	got := make(chan rawAnswer, 1)
 	go func() {
-		res, err := rc.call(ctx, "tools/call", json.RawMessage(`{"name":"echo"}`))
+		res, err := rc.call(ctx, nil, time.Time{}, "tools/call", json.RawMessage(`{"name":"echo"}`))
 		got <- rawAnswer{res, err}
 	}()
 	req := readRequest(t, up)
@@ -111,7 +112,7 @@ func TestRawConnRelaysTheUpstreamsError(t *testing.T) {
 		_ = up.Write(context.Background(), &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32042, Message: "no such thing"}})
 	}()
 	go func() { _, _ = rc.Read(context.Background()) }() // the session's reader
-	_, err := rc.call(context.Background(), "tools/call", json.RawMessage(`{}`))
+	_, err := rc.call(context.Background(), nil, time.Time{}, "tools/call", json.RawMessage(`{}`))
 	var wire *jsonrpc.Error
 	if !errors.As(err, &wire) || wire.Code != -32042 || wire.Message != "no such thing" {
 		t.Fatalf("raw call = %v, want the upstream's JSON-RPC error", err)
@@ -124,7 +125,7 @@ func TestRawConnCancelledCallTellsTheUpstream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := rc.call(ctx, "tools/call", json.RawMessage(`{}`))
+		_, err := rc.call(ctx, nil, time.Time{}, "tools/call", json.RawMessage(`{}`))
 		done <- err
 	}()
 	req := readRequest(t, up)
@@ -139,11 +140,38 @@ func TestRawConnCancelledCallTellsTheUpstream(t *testing.T) {
 	}
 }
 
+// TestRawConnDeadlineEndsTheCallAsAContextDeadline: a raw call given a
+// deadline (the server's timeout, carried down from the hub instead of a
+// context of its own) ends as one whose context had it: with
+// context.DeadlineExceeded, the upstream told the call was cancelled; and
+// a deadline already past is refused before anything is written.
+func TestRawConnDeadlineEndsTheCallAsAContextDeadline(t *testing.T) {
+	rc, up := rawPair(t)
+	go func() { _, _ = rc.Read(context.Background()) }()
+	if _, err := rc.call(context.Background(), nil, time.Now().Add(-time.Millisecond), "tools/call", json.RawMessage(`{}`)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("raw call past its deadline = %v, want context.DeadlineExceeded", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := rc.call(context.Background(), nil, time.Now().Add(50*time.Millisecond), "tools/call", json.RawMessage(`{}`))
+		done <- err
+	}()
+	req := readRequest(t, up) // never answered
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("raw call past its deadline = %v, want context.DeadlineExceeded", err)
+	}
+	note := readRequest(t, up)
+	var p mcp.CancelledParams
+	if note.Method != "notifications/cancelled" || json.Unmarshal(note.Params, &p) != nil || p.RequestID != req.ID.Raw() {
+		t.Fatalf("after the deadline the upstream got %s %s, want notifications/cancelled for %v", note.Method, note.Params, req.ID.Raw())
+	}
+}
+
 func TestRawConnCloseFailsTheCallsInFlight(t *testing.T) {
 	rc, up := rawPair(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := rc.call(context.Background(), "tools/call", json.RawMessage(`{}`))
+		_, err := rc.call(context.Background(), nil, time.Time{}, "tools/call", json.RawMessage(`{}`))
 		done <- err
 	}()
 	readRequest(t, up)
@@ -151,7 +179,7 @@ func TestRawConnCloseFailsTheCallsInFlight(t *testing.T) {
 	if err := <-done; !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Fatalf("raw call cut by Close = %v, want mcp.ErrConnectionClosed", err)
 	}
-	if _, err := rc.call(context.Background(), "tools/call", json.RawMessage(`{}`)); !errors.Is(err, mcp.ErrConnectionClosed) {
+	if _, err := rc.call(context.Background(), nil, time.Time{}, "tools/call", json.RawMessage(`{}`)); !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Fatalf("raw call after Close = %v, want mcp.ErrConnectionClosed", err)
 	}
 }
@@ -245,8 +273,8 @@ func TestPlainResultLeavesOddResultsToTheTypedPath(t *testing.T) {
 
 func TestRawConnTakesItsResultLinesBeforeTheSession(t *testing.T) {
 	rc := newRawConn(nil)
-	ch := make(chan *jsonrpc.Response, 1)
-	rc.waiting[rawIDPrefix+"1"] = ch
+	ch := make(chan rawReply, 1)
+	rc.waiting[1] = ch
 	tests := []struct {
 		name string
 		line string
@@ -259,6 +287,8 @@ func TestRawConnTakesItsResultLinesBeforeTheSession(t *testing.T) {
 		{"an extra key", `{"jsonrpc":"2.0","id":"weft-raw-1","result":{},"method":"x"}`, false},
 		{"nested deeper than go-sdk reads", `{"jsonrpc":"2.0","id":"weft-raw-1","result":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`, false},
 		{"a result nobody waits for", `{"jsonrpc":"2.0","id":"weft-raw-9","result":{}}`, true},
+		{"weft's id, not one weft gives", `{"jsonrpc":"2.0","id":"weft-raw-x1","result":{}}`, true},
+		{"weft's id escaped, nobody waits", `{"jsonrpc":"2.0","id":"weft-raw-\u0039","result":{}}`, true},
 		{"the raw call's result", `{"jsonrpc":"2.0","id":"weft-raw-1","result":{"content":[]}}`, true},
 	}
 	for _, tt := range tests {
@@ -267,9 +297,9 @@ func TestRawConnTakesItsResultLinesBeforeTheSession(t *testing.T) {
 		}
 	}
 	select {
-	case resp := <-ch:
-		if string(resp.Result) != `{"content":[]}` || resp.ID.Raw() != rawIDPrefix+"1" {
-			t.Errorf("the caller got %v %s, want its result as sent", resp.ID.Raw(), resp.Result)
+	case reply := <-ch:
+		if string(reply.result) != `{"content":[]}` || reply.err != nil {
+			t.Errorf("the caller got %s (%v), want its result as sent", reply.result, reply.err)
 		}
 	default:
 		t.Error("the caller got nothing")
@@ -291,5 +321,30 @@ func TestStdioLinesCountNotificationsInLineOrder(t *testing.T) {
 	}
 	if order.read != 2 {
 		t.Errorf("counted %d ordered notifications, want 2 (progress and log)", order.read)
+	}
+}
+
+// TestRawSeqOfReadsTheIDAsGoSDKDecodesIt: the number of weft's own call
+// id, read in place when plain and decoded otherwise; an id with weft's
+// prefix whose number weft never gives is still weft's (seq -1).
+func TestRawSeqOfReadsTheIDAsGoSDKDecodesIt(t *testing.T) {
+	tests := []struct {
+		raw  string
+		seq  int64
+		ours bool
+	}{
+		{`"weft-raw-12"`, 12, true},
+		{`"weft-raw-\u0031\u0032"`, 12, true},
+		{`"weft-raw-"`, -1, true},
+		{`"weft-raw-1x"`, -1, true},
+		{`"weft-raw-1234567890123456789"`, -1, true},
+		{`"other-12"`, 0, false},
+		{`12`, 0, false},
+		{`"weft-raw-12`, 0, false},
+	}
+	for _, tt := range tests {
+		if seq, ours := rawSeqOf([]byte(tt.raw)); seq != tt.seq || ours != tt.ours {
+			t.Errorf("rawSeqOf(%s) = %d, %v; want %d, %v", tt.raw, seq, ours, tt.seq, tt.ours)
+		}
 	}
 }

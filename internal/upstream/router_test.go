@@ -92,3 +92,9 @@ func TestRouterForgetsEphemeralPeersCallsAtOnce(t *testing.T) {
 		t.Fatalf("ephemeral peer's call kept after its result (%d calls, %d retired)", len(r.calls), len(r.retired))
 	}
 }
+
+// begin is start with end as a func, for these tests.
+func (r *router) begin(ctx context.Context, peer Peer, token any, cancel context.CancelCauseFunc) (int64, func()) {
+	c := r.start(ctx, peer, token, cancel)
+	return c.id, func() { r.end(c) }
+}

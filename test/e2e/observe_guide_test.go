@@ -74,6 +74,7 @@ func TestObservabilityGuideCommands(t *testing.T) {
 	for _, c := range []struct{ cmd, path, want string }{
 		{"curl -fsS http://127.0.0.1:7777/healthz", "/healthz", "ok\n"},
 		{"curl -fsS http://127.0.0.1:7777/readyz      # not ready: server github is disconnected", "/readyz", "not ready: server github is not configured"},
+		{"curl -fsS 'http://127.0.0.1:7777/readyz?all'", "/readyz?all", "not ready: server github is not configured"},
 	} {
 		if !strings.Contains(guide, c.cmd) {
 			t.Fatalf("the guide no longer shows %q", c.cmd)
