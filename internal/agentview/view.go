@@ -86,7 +86,10 @@ func (v *View) Of(cat *hub.Catalog) *Snapshot {
 
 // ListedTools are the tools within the view's cap.
 func (s *Snapshot) ListedTools() []*hub.Tool {
-	var out []*hub.Tool
+	if len(s.Tools) == 0 {
+		return nil
+	}
+	out := make([]*hub.Tool, 0, len(s.Tools))
 	for _, t := range s.Tools {
 		if t.Listed {
 			out = append(out, t)
@@ -120,7 +123,13 @@ func (v *View) seenAs(u *config.AgentServer, hubName, original string) string {
 }
 
 func (v *View) build(cat *hub.Catalog) *Snapshot {
-	s := &Snapshot{cat: cat, tools: map[string]string{}, prompts: map[string]string{}}
+	// Sized for every tool: most views keep most of the catalog, and
+	// growing these one upstream's tools at a time was most of what a
+	// view of 10,000 tools allocated.
+	s := &Snapshot{cat: cat, tools: make(map[string]string, len(cat.Tools)), prompts: map[string]string{}}
+	if len(cat.Tools) > 0 {
+		s.Tools = make([]*hub.Tool, 0, len(cat.Tools))
+	}
 	for _, t := range cat.Tools {
 		u, ok := v.server(t.Server)
 		if !ok || (u != nil && !hub.ToolAllowed(t.Original, u.AllowedTools, u.DeniedTools)) {

@@ -28,11 +28,18 @@ type Digest struct {
 func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
 	out := make(map[*mcp.Tool]Digest, len(tools))
 	verdicts := map[string]string{}
+	var buf []byte // one buffer for every tool's encoding: nothing keeps it
 	for _, t := range tools {
 		d := Digest{Refused: checkSchemaOnce(verdicts, t)}
 		// One encoding of the tool gives both digests (the schemas are
 		// most of its bytes, and most of the cost of encoding it).
-		b, err := json.Marshal(t)
+		b, ok := appendTool(buf[:0], t)
+		var err error
+		if ok {
+			buf = b
+		} else {
+			b, err = json.Marshal(t)
+		}
 		if err == nil {
 			d.Def = sha256.Sum256(b)
 			d.Pin, _ = tooldigest.PinOfDefinition(b)
