@@ -1,0 +1,56 @@
+package upstream
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/weft-dev/weft/internal/config"
+)
+
+// A discarded attempt's poster closes its pool's idle connections at once,
+// with or without an OAuth login on the entry: weft's own transports wrap
+// the pool and must pass CloseIdleConnections on, or the call does nothing
+// and the connections stay open until the pool's idle timeout (90 s).
+func TestPosterClosesIdleConnections(t *testing.T) {
+	for name, opts := range map[string]Options{
+		"no login":    {},
+		"OAuth login": {OAuth: func(*config.Server) auth.OAuthHandler { return &grantingHandler{token: "good"} }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			closed := make(chan struct{}, 4)
+			ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				_, _ = io.WriteString(w, "{}")
+			}))
+			ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+				if state == http.StateClosed {
+					closed <- struct{}{}
+				}
+			}
+			ts.Start()
+			defer ts.Close()
+			c := newConn(&config.Server{Name: "up", Type: config.TransportHTTP, Target: ts.URL}, opts)
+			if _, _, err := c.transport(newNoteOrder()); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.poster.client.Post(ts.URL, "application/json", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close() // the connection goes back to the pool, idle
+			c.poster.closeIdle(nil)
+			// A bound for a broken build, far below the idle timeout; it
+			// measures nothing.
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the poster's idle connection is still open")
+			}
+		})
+	}
+}
