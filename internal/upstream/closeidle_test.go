@@ -1,14 +1,17 @@
 package upstream
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/weft-dev/weft/internal/config"
 )
 
@@ -53,4 +56,56 @@ func TestPosterClosesIdleConnections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Closing an HTTP connection closes its pool's idle connections too,
+// instead of leaving them (and their reading goroutines) until the pool's
+// idle timeout.
+func TestCloseEndsThePoolsIdleConnections(t *testing.T) {
+	var mu sync.Mutex
+	open := 0
+	allClosed := make(chan struct{}, 16)
+	ts := statelessServer(func(_ net.Conn, state http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch state {
+		case http.StateNew:
+			open++
+		case http.StateClosed, http.StateHijacked:
+			if open--; open == 0 {
+				allClosed <- struct{}{}
+			}
+		}
+	})
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, &config.Server{Name: "up", Type: config.TransportHTTP, Target: ts.URL}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(allClosed) > 0 { // the handshake's own closed connections
+		<-allClosed
+	}
+	c.Close(context.Background())
+	// A bound for a broken build, far below the idle timeout; it measures
+	// nothing.
+	select {
+	case <-allClosed:
+	case <-time.After(10 * time.Second):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("%d connections to the server still open after Close", open)
+	}
+}
+
+// statelessServer is a stateless go-sdk server whose connections'
+// states connState sees.
+func statelessServer(connState func(net.Conn, http.ConnState)) *httptest.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+	ts := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	ts.Config.ConnState = connState
+	ts.Start()
+	return ts
 }

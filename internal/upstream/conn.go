@@ -270,6 +270,7 @@ func (c *Conn) Close(ctx context.Context) {
 			c.logger.Warn("the server did not end its session in time; dropping the connection")
 		}
 		c.cancel()
+		c.poster.closeIdle(nil) // the pool's, shared with go-sdk's client
 	})
 	c.awaitGoroutines()
 }
