@@ -109,3 +109,45 @@ func statelessServer(connState func(net.Conn, http.ConnState)) *httptest.Server 
 	ts.Start()
 	return ts
 }
+
+// A dial that fails (here: every revision's handshake refused) leaves no
+// idle connection open to the server.
+func TestFailedDialLeavesNoIdleConnection(t *testing.T) {
+	var mu sync.Mutex
+	open := 0
+	allClosed := make(chan struct{}, 16)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unsupported protocol version"}}`)
+	}))
+	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch state {
+		case http.StateNew:
+			open++
+		case http.StateClosed, http.StateHijacked:
+			if open--; open == 0 {
+				allClosed <- struct{}{}
+			}
+		}
+	}
+	ts.Start()
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if c, err := Dial(ctx, &config.Server{Name: "up", Type: config.TransportHTTP, Target: ts.URL}, Options{}); err == nil {
+		c.Close(context.Background())
+		t.Fatal("a server that refuses every handshake was connected")
+	}
+	// A bound for a broken build, far below the idle timeout; it measures
+	// nothing.
+	select {
+	case <-allClosed:
+	case <-time.After(10 * time.Second):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("%d connections to the server still open after the failed dial", open)
+	}
+}

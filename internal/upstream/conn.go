@@ -113,6 +113,7 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 	c := newConn(cfg, opts)
 	if err := c.handshake(ctx); err != nil {
 		c.endLife()
+		c.poster.closeIdle(nil)
 		return nil, err
 	}
 	if err := c.listWithLogs(ctx); err != nil {
