@@ -121,12 +121,17 @@ func (l *Log) open() error {
 	return nil
 }
 
-// Close closes the file.
+// Close writes the lines callers are waiting on, then closes the file;
+// a line written after Close is dropped.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.writing {
-		l.turn.Wait()
+	for l.writing || l.batch.written < l.batch.queued {
+		if l.writing {
+			l.turn.Wait()
+			continue
+		}
+		l.writeQueuedLocked()
 	}
 	l.closed = true
 	if l.f == nil {
