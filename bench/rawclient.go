@@ -58,6 +58,7 @@ func dialRaw(ctx context.Context, url string) (*rawClient, error) {
 		return nil, err
 	}
 	if err := rc.notify(ctx, "notifications/initialized"); err != nil {
+		rc.close() // the session initialize opened
 		return nil, err
 	}
 	return rc, nil
