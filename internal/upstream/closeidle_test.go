@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -62,21 +64,8 @@ func TestPosterClosesIdleConnections(t *testing.T) {
 // instead of leaving them (and their reading goroutines) until the pool's
 // idle timeout.
 func TestCloseEndsThePoolsIdleConnections(t *testing.T) {
-	var mu sync.Mutex
-	open := 0
-	allClosed := make(chan struct{}, 16)
-	ts := statelessServer(func(_ net.Conn, state http.ConnState) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch state {
-		case http.StateNew:
-			open++
-		case http.StateClosed, http.StateHijacked:
-			if open--; open == 0 {
-				allClosed <- struct{}{}
-			}
-		}
-	})
+	conns := newConnCounter()
+	ts := statelessServer(conns.track)
 	defer ts.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -84,18 +73,14 @@ func TestCloseEndsThePoolsIdleConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for len(allClosed) > 0 { // the handshake's own closed connections
-		<-allClosed
-	}
+	conns.forget() // the handshake's own closed connections
 	c.Close(context.Background())
 	// A bound for a broken build, far below the idle timeout; it measures
 	// nothing.
 	select {
-	case <-allClosed:
+	case <-conns.allClosed:
 	case <-time.After(10 * time.Second):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("%d connections to the server still open after Close", open)
+		t.Fatalf("%d connections to the server still open after Close", conns.open())
 	}
 }
 
@@ -113,26 +98,20 @@ func statelessServer(connState func(net.Conn, http.ConnState)) *httptest.Server 
 // A dial that fails (here: every revision's handshake refused) leaves no
 // idle connection open to the server.
 func TestFailedDialLeavesNoIdleConnection(t *testing.T) {
-	var mu sync.Mutex
-	open := 0
-	allClosed := make(chan struct{}, 16)
+	conns := newConnCounter()
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unsupported protocol version"}}`)
-	}))
-	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch state {
-		case http.StateNew:
-			open++
-		case http.StateClosed, http.StateHijacked:
-			if open--; open == 0 {
-				allClosed <- struct{}{}
-			}
+		var req struct {
+			ID json.RawMessage `json:"id"`
 		}
-	}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unsupported protocol version"}}`, req.ID)
+	}))
+	ts.Config.ConnState = conns.track
 	ts.Start()
 	defer ts.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -144,10 +123,45 @@ func TestFailedDialLeavesNoIdleConnection(t *testing.T) {
 	// A bound for a broken build, far below the idle timeout; it measures
 	// nothing.
 	select {
-	case <-allClosed:
+	case <-conns.allClosed:
 	case <-time.After(10 * time.Second):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("%d connections to the server still open after the failed dial", open)
+		t.Fatalf("%d connections to the server still open after the failed dial", conns.open())
 	}
+}
+
+// connCounter counts a test server's open connections and reports each
+// time the last one closes.
+type connCounter struct {
+	mu        sync.Mutex
+	n         int
+	allClosed chan struct{}
+}
+
+func newConnCounter() *connCounter { return &connCounter{allClosed: make(chan struct{}, 16)} }
+
+// track is the server's ConnState hook.
+func (c *connCounter) track(_ net.Conn, state http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch state {
+	case http.StateNew:
+		c.n++
+	case http.StateClosed, http.StateHijacked:
+		if c.n--; c.n == 0 {
+			c.allClosed <- struct{}{}
+		}
+	}
+}
+
+// forget drops the reports so far.
+func (c *connCounter) forget() {
+	for len(c.allClosed) > 0 {
+		<-c.allClosed
+	}
+}
+
+func (c *connCounter) open() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
