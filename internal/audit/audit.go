@@ -122,10 +122,12 @@ func (l *Log) open() error {
 }
 
 // Close writes the lines callers are waiting on, then closes the file;
-// a line written after Close is dropped.
+// a line written after Close begins is dropped (so that calls that keep
+// ending cannot hold Close off).
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.closed = true
 	for l.writing || l.batch.written < l.batch.queued {
 		if l.writing {
 			l.turn.Wait()
@@ -133,7 +135,6 @@ func (l *Log) Close() error {
 		}
 		l.writeQueuedLocked()
 	}
-	l.closed = true
 	if l.f == nil {
 		return nil
 	}
