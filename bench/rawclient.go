@@ -37,6 +37,7 @@ type rawClient struct {
 // rawPage is what the raw client decodes of a tools/list response.
 type rawPage struct {
 	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"` // set on a request or notification of the server's
 	Error  *jsonrpc.Error  `json:"error"`
 	Result struct {
 		Tools []struct {
@@ -46,6 +47,10 @@ type rawPage struct {
 	} `json:"result"`
 }
 
+// isResponse reports whether p is a response, not a message of the
+// server's own (a notification, or a request, which has an id too).
+func (p *rawPage) isResponse() bool { return len(p.ID) > 0 && p.Method == "" }
+
 // dialRaw opens a session at url: initialize, then notifications/initialized.
 func dialRaw(ctx context.Context, url string) (*rawClient, error) {
 	rc := &rawClient{url: url, hc: &http.Client{Transport: httpTransport}}
@@ -53,6 +58,7 @@ func dialRaw(ctx context.Context, url string) (*rawClient, error) {
 		return nil, err
 	}
 	if err := rc.notify(ctx, "notifications/initialized"); err != nil {
+		rc.close() // the session initialize opened
 		return nil, err
 	}
 	return rc, nil
@@ -206,7 +212,7 @@ func readResponse(resp *http.Response) (*rawPage, error) {
 		if err := json.Unmarshal(data, &page); err != nil {
 			return nil, err
 		}
-		if len(page.ID) > 0 {
+		if page.isResponse() {
 			return &page, nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -53,8 +54,11 @@ func (w *workspace) spawnRaw(ctx context.Context, bin string, args ...string) (*
 // listAll lists every tool, following nextCursor, and says how many.
 func (rs *rawStdio) listAll(ctx context.Context) (int, error) { return listPages(ctx, rs.call) }
 
-// call sends one request and reads lines until its response.
-func (rs *rawStdio) call(_ context.Context, method string, params any) (*rawPage, error) {
+// call sends one request and reads lines until its response. When ctx
+// ends first, the child is killed, which ends the read.
+func (rs *rawStdio) call(ctx context.Context, method string, params any) (*rawPage, error) {
+	stop := context.AfterFunc(ctx, func() { killGroup(rs.cmd.Process) })
+	defer stop()
 	rs.id++
 	req, err := rawRequest(rs.id, method, params)
 	if err != nil {
@@ -66,13 +70,13 @@ func (rs *rawStdio) call(_ context.Context, method string, params any) (*rawPage
 	for {
 		line, err := rs.out.ReadBytes('\n')
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", method, err)
+			return nil, fmt.Errorf("%s: %w", method, errors.Join(ctx.Err(), err))
 		}
 		var page rawPage
 		if err := json.Unmarshal(line, &page); err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
-		if len(page.ID) == 0 {
+		if !page.isResponse() {
 			continue // a notification or a request of the server's
 		}
 		if page.Error != nil {
@@ -103,7 +107,7 @@ func (rs *rawStdio) close() {
 	select {
 	case <-done:
 	case <-time.After(stopGrace):
-		_ = rs.cmd.Process.Kill()
+		killGroup(rs.cmd.Process)
 		<-done
 	}
 }

@@ -121,14 +121,20 @@ func (l *Log) open() error {
 	return nil
 }
 
-// Close closes the file.
+// Close writes the lines callers are waiting on, then closes the file;
+// a line written after Close begins is dropped (so that calls that keep
+// ending cannot hold Close off).
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.writing {
-		l.turn.Wait()
-	}
 	l.closed = true
+	for l.writing || l.batch.written < l.batch.queued {
+		if l.writing {
+			l.turn.Wait()
+			continue
+		}
+		l.writeQueuedLocked()
+	}
 	if l.f == nil {
 		return nil
 	}

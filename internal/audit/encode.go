@@ -24,7 +24,7 @@ func encode(rec Record) ([]byte, error) {
 // appendToolCall appends rec in Record's field order with its omitempty
 // rules, or reports false when rec needs json.Marshal.
 func appendToolCall(b []byte, rec *Record) ([]byte, bool) {
-	if rec.Change != nil || len(rec.Args) > 0 || rec.Time.Year() < 0 || rec.Time.Year() > 9999 {
+	if rec.Change != nil || len(rec.Args) > 0 || !strictRFC3339(rec.Time) {
 		return b, false
 	}
 	b = append(b, `{"time":"`...)
@@ -61,6 +61,14 @@ func appendToolCall(b []byte, rec *Record) ([]byte, bool) {
 	field("args_sha256", rec.ArgsSHA256)
 	field("trace_id", rec.TraceID)
 	return append(b, '}'), ok
+}
+
+// strictRFC3339 reports whether t's RFC 3339 form is one json.Marshal
+// writes rather than refuses: a four-digit year and a zone offset under 24
+// hours (MarshalJSON's own checks).
+func strictRFC3339(t time.Time) bool {
+	_, offset := t.Zone()
+	return t.Year() >= 0 && t.Year() <= 9999 && offset > -24*3600 && offset < 24*3600
 }
 
 // appendPlain appends s quoted when no byte of it needs escaping under

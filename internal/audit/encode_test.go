@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,12 +20,28 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 		Server: "gh", Tool: "gh__create_issue", DurationMS: 212.4, Outcome: hub.OutcomeOK, ArgsSHA256: "9f2c", TraceID: "4bf9"}
 	with := func(edit func(*Record)) Record { r := call; edit(&r); return r }
 	for name, rec := range map[string]Record{
-		"every field":             call,
-		"zero fields omitted":     {Time: at, Kind: "tool_call"},
-		"zero time":               {Kind: "tool_call", Server: "gh"},
-		"whole second":            with(func(r *Record) { r.Time = at.Truncate(time.Second) }),
-		"other zone":              with(func(r *Record) { r.Time = at.In(time.FixedZone("x", 5*3600+1800)) }),
-		"year past 9999":          with(func(r *Record) { r.Time = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }),
+		"every field":         call,
+		"zero fields omitted": {Time: at, Kind: "tool_call"},
+		"zero time":           {Kind: "tool_call", Server: "gh"},
+		"whole second":        with(func(r *Record) { r.Time = at.Truncate(time.Second) }),
+		"other zone":          with(func(r *Record) { r.Time = at.In(time.FixedZone("x", 5*3600+1800)) }),
+		"year past 9999":      with(func(r *Record) { r.Time = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }),
+		"year before 0":       with(func(r *Record) { r.Time = time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC) }),
+		"year past 9999 in zone": with(func(r *Record) {
+			r.Time = time.Date(9999, 12, 31, 23, 0, 0, 0, time.UTC).In(time.FixedZone("x", 2*3600))
+		}),
+		"zone 23:59 ahead":        with(func(r *Record) { r.Time = at.In(time.FixedZone("x", 24*3600-60)) }),
+		"zone 24 hours ahead":     with(func(r *Record) { r.Time = at.In(time.FixedZone("x", 24*3600)) }),
+		"zone 24 hours behind":    with(func(r *Record) { r.Time = at.In(time.FixedZone("x", -24*3600)) }),
+		"zone 100 hours ahead":    with(func(r *Record) { r.Time = at.In(time.FixedZone("x", 100*3600)) }),
+		"zone with seconds":       with(func(r *Record) { r.Time = at.In(time.FixedZone("x", -(3*3600 + 30*60 + 17))) }),
+		"NaN duration":            with(func(r *Record) { r.DurationMS = math.NaN() }),
+		"infinite duration":       with(func(r *Record) { r.DurationMS = math.Inf(-1) }),
+		"line separators":         with(func(r *Record) { r.User = "a\u2028b\u2029c" }),
+		"invalid UTF-8 tool":      with(func(r *Record) { r.Tool = "t\xc3(" }),
+		"control char in server":  with(func(r *Record) { r.Server = "s\x1f" }),
+		"empty kind":              with(func(r *Record) { r.Kind = "" }),
+		"kind to escape":          with(func(r *Record) { r.Kind = "<k>" }),
 		"tiny duration":           with(func(r *Record) { r.DurationMS = 0.001 }),
 		"duration in e form":      with(func(r *Record) { r.DurationMS = 1e-7 }),
 		"huge duration":           with(func(r *Record) { r.DurationMS = 3e21 }),

@@ -20,6 +20,11 @@ type batch struct {
 	spare   []byte // the last write's buffer, reused
 }
 
+// keptBatchBytes is the largest write buffer kept for reuse: the lines of
+// 64 calls ending together fit, and a rare large line (arguments logged in
+// full) is not held for the log's life.
+const keptBatchBytes = 64 << 10
+
 // writeLine queues line and returns once it has been written (or failed).
 func (l *Log) writeLine(line []byte) {
 	l.mu.Lock()
@@ -51,7 +56,10 @@ func (l *Log) writeQueuedLocked() {
 	l.mu.Lock()
 	l.writing = false
 	l.batch.written += uint64(len(ends))
-	l.batch.spare = buf
+	l.batch.spare = nil
+	if cap(buf) <= keptBatchBytes {
+		l.batch.spare = buf
+	}
 	if err != nil {
 		l.err = err
 	}

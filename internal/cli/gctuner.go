@@ -20,9 +20,11 @@ import (
 // small catalog); above it, the percent falls so that the heap goal is live
 // + 12 MiB, never below minGCPercent, where the head-room grows with the
 // heap again so that a very large catalog does not collect continuously.
-// With 10,000 tools this costs about 8 µs of gateway CPU per call (a
+// With 10,000 tools this cost about 8 µs of gateway CPU per call (a
 // collection every ~1,100 calls instead of every ~3,000) for 25 MB less RSS
-// (docs/guides/performance.md, "Memory with 10,000 tools").
+// against the earlier default of 200; against 150 (24 MiB of head-room, not
+// 32) both gaps are smaller (docs/guides/performance.md, "Memory with
+// 10,000 tools").
 const (
 	headroomBudget = 12 << 20
 	minGCPercent   = 50

@@ -19,7 +19,7 @@ func benchHub(b *testing.B, perServer, global int) *Hub {
 	h := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxConcurrentCalls: global})
 	cfg := &config.Server{Name: "s", Target: "x", Type: config.TransportStdio, MaxConcurrentCalls: perServer}
 	s := newServer(cfg, config.Breaker{}, nil)
-	s.setActive(nil)
+	_, _ = s.setActive(nil, cfg)
 	h.servers["s"] = s
 	return h
 }

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -62,11 +63,13 @@ func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server, next r
 		h.serverChanged(s, false)
 		return err
 	}
-	old, ok := s.setActive(conn)
-	if !ok {
-		// Removed while connecting: nobody else will close it.
-		conn.Close(context.Background())
-		return serverError(s.name, ErrNotFound)
+	old, err := s.setActive(conn, cfg)
+	if err != nil {
+		conn.Close(context.Background()) // nobody else will
+		if errors.Is(err, errConfigChanged) {
+			return nil // a swap's connection, or its retry, serves the new config
+		}
+		return serverError(s.name, ErrNotFound) // removed while connecting
 	}
 	if old != nil {
 		h.retireInBackground(s, old)
@@ -237,7 +240,15 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 		h.failSwap(s, err)
 		return s.status(), err
 	}
-	if old, ok := s.setActive(conn); ok && old != nil {
+	old, err := s.setActive(conn, next)
+	if err != nil {
+		conn.Close(context.Background()) // nobody else will
+		if errors.Is(err, errConfigChanged) {
+			return s.status(), nil // a later swap's config is the server's
+		}
+		return ServerStatus{}, serverError(cfg.Name, err) // removed meanwhile
+	}
+	if old != nil {
 		h.retireInBackground(s, old)
 	}
 	h.serverChanged(s, false)

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,14 +148,23 @@ func (s *server) snapshot() (*upstream.Conn, Status) {
 	return s.gen.conn, s.state
 }
 
-// setActive installs a fresh connection unless the server started draining
-// meanwhile; it reports whether the connection was taken. An older
-// connection, if any, is returned retired for the caller to drain.
-func (s *server) setActive(conn *upstream.Conn) (old *generation, ok bool) {
+// errConfigChanged is setActive's refusal of a connection made from a
+// config the server no longer has: a swap set another while it was made,
+// and the swap's connection (or its retry) serves that one.
+var errConfigChanged = errors.New("the server's config changed while connecting")
+
+// setActive installs a fresh connection made from cfg unless the server
+// started draining (ErrDraining) or took another config (errConfigChanged)
+// meanwhile; the caller closes a connection refused. An older connection,
+// if any, is returned retired for the caller to drain.
+func (s *server) setActive(conn *upstream.Conn, cfg *config.Server) (old *generation, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == StatusDraining {
-		return nil, false
+		return nil, ErrDraining
+	}
+	if s.cfg != cfg {
+		return nil, errConfigChanged
 	}
 	old = s.gen
 	if old != nil {
@@ -162,7 +172,7 @@ func (s *server) setActive(conn *upstream.Conn) (old *generation, ok bool) {
 	}
 	s.gen = newGeneration(conn)
 	s.state, s.lastErr, s.connectedAt, s.retryAt = StatusActive, "", time.Now(), time.Time{}
-	return old, true
+	return old, nil
 }
 
 // setFailed records a failed connection attempt and the attempt to come.

@@ -212,6 +212,10 @@ func (t headerTransport) forPosts() headerTransport {
 	return t
 }
 
+// CloseIdleConnections passes http.Client's call on to the pool, which
+// the client finds only on its own transport.
+func (t headerTransport) CloseIdleConnections() { closeIdle(t.base) }
+
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(t.headers) > 0 {
 		req = req.Clone(req.Context())

@@ -113,6 +113,7 @@ func Dial(ctx context.Context, cfg *config.Server, opts Options) (*Conn, error) 
 	c := newConn(cfg, opts)
 	if err := c.handshake(ctx); err != nil {
 		c.endLife()
+		c.poster.closeIdle(nil)
 		return nil, err
 	}
 	if err := c.listWithLogs(ctx); err != nil {
@@ -270,6 +271,7 @@ func (c *Conn) Close(ctx context.Context) {
 			c.logger.Warn("the server did not end its session in time; dropping the connection")
 		}
 		c.cancel()
+		c.poster.closeIdle(nil) // the pool's, shared with go-sdk's client
 	})
 	c.awaitGoroutines()
 }

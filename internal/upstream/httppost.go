@@ -41,7 +41,7 @@ type posted struct {
 	session atomic.Pointer[sessionValues] // the session's header values, made once
 }
 
-// closeIdle closes the idle connections of a discarded attempt's poster
+// closeIdle closes the idle connections of a closed or discarded poster
 // (which are its go-sdk transport's too), unless it is kept.
 func (p *posted) closeIdle(kept *posted) {
 	if p != nil && p != kept {

@@ -42,6 +42,7 @@ func (c *Conn) handshake(ctx context.Context) error {
 			return legacyErr
 		}
 		c.logger.Info("the server refused the 2025-11-25 handshake; trying the newest protocol", "err", legacyErr)
+		c.poster.closeIdle(nil) // the refused attempt's pool; the next attempt makes its own
 		if err := c.attempt(ctx, NewestProtocolVersion, c.opts.ProbeTimeout); err != nil {
 			return legacyErr
 		}

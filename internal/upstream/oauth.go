@@ -25,6 +25,16 @@ type oauthTransport struct {
 	handler auth.OAuthHandler
 }
 
+// CloseIdleConnections passes http.Client's call on to the pool.
+func (t oauthTransport) CloseIdleConnections() { closeIdle(t.base) }
+
+// closeIdle closes rt's idle connections, if it keeps any.
+func closeIdle(rt http.RoundTripper) {
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 func (t oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	send := func(first bool) (*http.Request, *http.Response, error) {
 		token, err := t.token(req)

@@ -1,0 +1,90 @@
+package hub_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/weft-dev/weft/internal/hub"
+)
+
+// oldUpstream refuses every request until hold, then holds each one until
+// release and serves it as an MCP server with one tool, old_tool; it
+// reports a session's DELETE (its client closing it) on deleted.
+type oldUpstream struct {
+	mu      sync.Mutex
+	holding bool
+	arrived chan struct{}
+	release chan struct{}
+	deleted chan struct{}
+	mcp     http.Handler
+}
+
+func (u *oldUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u.mu.Lock()
+	holding := u.holding
+	u.mu.Unlock()
+	if !holding {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+		return
+	}
+	select {
+	case u.arrived <- struct{}{}:
+	default:
+	}
+	<-u.release
+	if r.Method == http.MethodDelete {
+		select {
+		case u.deleted <- struct{}{}:
+		default:
+		}
+	}
+	u.mcp.ServeHTTP(w, r)
+}
+
+func oneToolServer(tool string) http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: tool, Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: tool}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+}
+
+// A reconnect attempt that was dialling the old config while a swap
+// connected the new one does not replace the swap's connection: the
+// config, not an attempt made from the one before it, is the server's.
+func TestReconnectOfTheOldConfigLeavesTheSwapsConnection(t *testing.T) {
+	old := &oldUpstream{arrived: make(chan struct{}, 1), release: make(chan struct{}), deleted: make(chan struct{}, 1), mcp: oneToolServer("old_tool")}
+	oldSrv := httptest.NewServer(old)
+	newSrv := httptest.NewServer(oneToolServer("new_tool"))
+	// Cleanups run last first: the hub closes its sessions, then the servers.
+	t.Cleanup(newSrv.Close)
+	t.Cleanup(oldSrv.Close)
+	h := newHub(t, hub.Options{BackoffMin: time.Millisecond, BackoffMax: 2 * time.Millisecond})
+
+	if _, err := h.Add(context.Background(), httpServer("s", oldSrv.URL)); err == nil {
+		t.Fatal("adding a server that refuses succeeded")
+	}
+	old.mu.Lock()
+	old.holding = true
+	old.mu.Unlock()
+	<-old.arrived // the reconnect loop is dialling the old config
+	if _, err := h.Swap(context.Background(), httpServer("s", newSrv.URL)); err != nil {
+		t.Fatalf("swap to a server that answers: %v", err)
+	}
+	close(old.release) // the old config's dial completes
+	// A bound for a broken build: the attempt's connection is closed (its
+	// session deleted) as soon as its handshake ends.
+	select {
+	case <-old.deleted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the old config's connection was not closed: it replaced the swap's")
+	}
+	if tools := h.Catalog().Tools; len(tools) != 1 || tools[0].Original != "new_tool" {
+		t.Errorf("the server lists %v, want the swap's new_tool", tools)
+	}
+}
