@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,21 +124,20 @@ func startStdioMuxFloor(ctx context.Context, bin string) (*stdioMuxFloor, error)
 	return m, nil
 }
 
-// read hands each response line to the call with its id; a line with a
-// method (the echo server sends none during a call) is dropped.
+// read hands each response line to the call with its id; a request or
+// notification of the child's (the echo server sends none during a call)
+// is dropped.
 func (m *stdioMuxFloor) read() {
 	for {
 		line, err := m.out.ReadBytes('\n')
 		if err != nil {
 			return
 		}
-		if bytes.Contains(line, []byte(`"method"`)) {
-			continue
-		}
 		var env struct {
-			ID json.RawMessage `json:"id"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
-		if json.Unmarshal(line, &env) != nil {
+		if json.Unmarshal(line, &env) != nil || env.Method != "" {
 			continue
 		}
 		m.pmu.Lock()
