@@ -93,8 +93,11 @@ func (l *Live) CallStarted(ctx context.Context, c *hub.Call) context.Context {
 	v := viewOf(c)
 	l.mu.Lock()
 	l.active[c.ID] = v
+	watched := len(l.subs) > 0
 	l.mu.Unlock()
-	l.publish("call", v)
+	if watched { // v is boxed for publish only then: no allocation per call otherwise
+		l.publish("call", v)
+	}
 	return ctx
 }
 
@@ -125,9 +128,12 @@ func (l *Live) CallEnded(_ context.Context, c *hub.Call) {
 			}
 		}
 	}
+	watched := len(l.subs) > 0
 	l.mu.Unlock()
 	l.version.Add(1)
-	l.publish("call", v)
+	if watched {
+		l.publish("call", v)
+	}
 }
 
 // ServerChanged implements hub.Observer.
