@@ -148,12 +148,21 @@ func (h *Hub) serverChanged(s *server, reconnected bool) {
 
 // outcomeOf classifies the end of a call; ctx is the caller's context.
 func outcomeOf(ctx context.Context, res *mcp.CallToolResult, err error) Outcome {
-	var open *CircuitOpenError
 	switch {
 	case err == nil && res != nil && res.IsError:
 		return OutcomeToolError
 	case err == nil:
 		return OutcomeOK
+	}
+	return failureOf(ctx, err)
+}
+
+// failureOf is the outcome of a call that failed with err. It is apart
+// from outcomeOf so that the target errors.As needs on the heap is made
+// only for a failed call, not for every call.
+func failureOf(ctx context.Context, err error) Outcome {
+	var open *CircuitOpenError
+	switch {
 	case ctx.Err() != nil:
 		return OutcomeCancelled
 	case errors.As(err, &open):

@@ -51,3 +51,16 @@ func BenchmarkLiveCallEnded(b *testing.B) {
 		l.CallEnded(context.Background(), c)
 	}
 }
+
+// BenchmarkLiveCall is one call's start and end with nobody watching the
+// dashboard: the call's view is boxed for the feed only when it is watched.
+func BenchmarkLiveCall(b *testing.B) {
+	l := NewLive(nil)
+	c := &hub.Call{Tool: "t", Server: "s", Start: time.Now(), Outcome: hub.OutcomeOK}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.ID++
+		l.CallStarted(context.Background(), c)
+		l.CallEnded(context.Background(), c)
+	}
+}

@@ -230,8 +230,9 @@ func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, deadline ti
 		if wait <= 0 {
 			return nil, context.DeadlineExceeded // as Write refuses a context past its deadline
 		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
+		t := deadlineTimers.Get().(*time.Timer)
+		t.Reset(wait)
+		defer stopDeadline(t)
 		expired = t.C
 	}
 	seq := c.next.Add(1)
@@ -239,10 +240,11 @@ func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, deadline ti
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
-	ch := make(chan rawReply, 1)
+	ch := replyChans.Get().(chan rawReply)
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
+		replyChans.Put(ch)
 		return nil, fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, method, c.err)
 	}
 	c.waiting[seq] = ch
@@ -256,6 +258,7 @@ func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, deadline ti
 	}
 	select {
 	case reply := <-ch:
+		replyChans.Put(ch)
 		if reply.err != nil {
 			return nil, fmt.Errorf("calling %q: %w", method, reply.err)
 		}
@@ -276,6 +279,27 @@ func (c *rawConn) call(ctx context.Context, closing <-chan struct{}, deadline ti
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, method, why)
 	}
+}
+
+// replyChans holds the channels of weft's own calls for reuse. A call puts
+// its channel back only once it received its reply: deliver, the one
+// sender, took the channel out of waiting and its send is done, so the
+// channel is empty and nobody else holds it. A call that ends otherwise
+// leaves its channel to the collector: a reply may still be sent on it.
+var replyChans = sync.Pool{New: func() any { return make(chan rawReply, 1) }}
+
+// deadlineTimers holds the stopped timers of weft's own calls' deadlines
+// for reuse. Since Go 1.23 a timer's channel holds no stale value once
+// Stop returned, so a timer from the pool fires only for its new Reset.
+var deadlineTimers = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}}
+
+func stopDeadline(t *time.Timer) {
+	t.Stop()
+	deadlineTimers.Put(t)
 }
 
 // giveUp forgets the call seq and tells the upstream, while the
