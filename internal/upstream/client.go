@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -203,8 +202,8 @@ type headerTransport struct {
 
 // forPosts is t for weft's own POSTs: the same connections, headers and
 // refusal record, with the response body as net/http gives it. The
-// posted call's reader does for itself what shallowBody and sseCounter
-// do for go-sdk's reads (shallowSchemas on a long message; notifications
+// posted call's reader does for itself what shallowBody does for
+// go-sdk's reads (shallowSchemas on a long message; notifications
 // relayed in order before the call returns, so none is counted), where
 // the wrappers copied every line twice more.
 func (t headerTransport) forPosts() headerTransport {
@@ -228,10 +227,7 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.refused.Store(int32(resp.StatusCode))
 	}
 	if err == nil && t.max > 0 {
-		shallowBody(resp, t.max)
-	}
-	if err == nil && t.order != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &sseCounter{ReadCloser: resp.Body, order: t.order}
+		shallowBody(resp, t.max, t.order)
 	}
 	return resp, err
 }

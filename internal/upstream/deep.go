@@ -75,8 +75,12 @@ func itoa(n int) string {
 }
 
 // shallowBody applies shallowSchemas to an HTTP upstream's response: each
-// event of a stream, or a whole JSON body (bounded by max bytes).
-func shallowBody(resp *http.Response, max int) {
+// event of a stream, or a whole JSON body (bounded by max bytes). A
+// stream's ordered notifications are counted in order (when order is not
+// nil) as its lines are read, before go-sdk can read a result that
+// follows them: the line check has each whole line already, where a
+// reader counting go-sdk's reads had to copy every line that spanned two.
+func shallowBody(resp *http.Response, max int, order *noteOrder) {
 	ct := resp.Header.Get("Content-Type")
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
@@ -84,7 +88,14 @@ func shallowBody(resp *http.Response, max int) {
 		// (httpbuf.go): a 64 KiB one was most of what a call allocated in
 		// weft's own code.
 		resp.Body = newStreamLines(resp.Body, max, func(line []byte) ([]byte, error) {
-			if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && len(data) >= messageDepthLimit {
+			data, ok := bytes.CutPrefix(line, []byte("data:"))
+			if !ok {
+				return line, nil
+			}
+			if order != nil && len(data) <= maxCountedLine {
+				order.count(bytes.TrimRight(data, "\r\n"))
+			}
+			if len(data) >= messageDepthLimit {
 				fixed := shallowSchemas(bytes.TrimSpace(data))
 				return append(append([]byte("data: "), fixed...), '\n'), nil
 			}

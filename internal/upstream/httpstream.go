@@ -95,7 +95,7 @@ func (c *Conn) handleMessage(ctx context.Context, reqs *serverRequests, data []b
 
 // handleNote passes a notification to the handler go-sdk's session would
 // call for it. It is not counted (ordering.go): a posted call's stream is
-// not read through sseCounter, and its notifications are relayed before
+// not read through shallowBody's counting check, and its notifications are relayed before
 // the call returns.
 func (c *Conn) handleNote(ctx context.Context, m *jsonrpc.Request) {
 	switch m.Method {

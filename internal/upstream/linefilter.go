@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
 )
 
 // ErrMessageTooLarge reports a message over the configured size limit.
@@ -119,7 +120,7 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 		if len(line)+len(chunk) > max {
 			return nil, fmt.Errorf("%w: a line exceeds %d bytes", ErrMessageTooLarge, max)
 		}
-		line = append(line, chunk...)
+		line = appendPiece(line, chunk, max)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
@@ -131,6 +132,18 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 		}
 		return line, nil
 	}
+}
+
+// appendPiece appends a piece of a line to line, at most max bytes in
+// all. A line longer than the read buffer (a page of an upstream's tools
+// is one line of megabytes) comes in pieces of the buffer's size; append
+// grows a slice that large by a quarter at a time, copying the line about
+// five times over before it is whole, where doubling copies it about twice.
+func appendPiece(line, piece []byte, max int) []byte {
+	if n := len(line); n > 0 && cap(line)-n < len(piece) {
+		line = slices.Grow(line, min(n, max-n))
+	}
+	return append(line, piece...)
 }
 
 func truncate(s string, n int) string {

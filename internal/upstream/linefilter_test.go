@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -52,6 +53,40 @@ func TestLineFilterReadsOnAfterAHandOff(t *testing.T) {
 			}
 			if want := []string{lines[0], lines[2], lines[3]}; strings.Join(taken, " ") != strings.Join(want, " ") {
 				t.Errorf("took %q, want %q", taken, want)
+			}
+		})
+	}
+}
+
+// A line longer than the read buffer is read in pieces and handed on whole,
+// up to the size bound and not a byte over it.
+func TestLineReaderJoinsLongLinesUpToTheBound(t *testing.T) {
+	const size, max = 16, 1000
+	for _, tc := range []struct {
+		name    string
+		line    int // bytes before the newline
+		tooLong bool
+	}{
+		{"shorter than the buffer", size / 2, false},
+		{"many buffers long", 37 * size, false},
+		{"at the bound", max - 1, false}, // with its newline: max bytes
+		{"one byte over", max, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := strings.Repeat("x", tc.line) + "\n"
+			keep := func(b []byte) ([]byte, error) { return b, nil }
+			out, err := io.ReadAll(newLineReaderSize(io.NopCloser(strings.NewReader(line+"y\n")), size, max, keep))
+			if tc.tooLong {
+				if !errors.Is(err, ErrMessageTooLarge) {
+					t.Fatalf("err = %v, want ErrMessageTooLarge", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != line+"y\n" {
+				t.Errorf("read %d bytes, want %d", len(out), len(line)+2)
 			}
 		})
 	}

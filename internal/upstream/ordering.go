@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,8 +29,9 @@ const settleMax = time.Second
 // fails once it changes, so this workaround can be deleted then.
 //
 // Stdio connections are counted as their lines are read; HTTP and SSE ones as
-// their event streams are read (wrapping the SDK's HTTP connections would
-// hide the unexported hooks it relies on).
+// their event streams are read, by the line check shallowBody puts on every
+// stream go-sdk reads (wrapping the SDK's HTTP connections would hide the
+// unexported hooks it relies on).
 type noteOrder struct {
 	mu       sync.Mutex
 	read     uint64
@@ -207,58 +207,8 @@ func mayBeOrdered(msg []byte) bool {
 		(bytes.Contains(msg, []byte(`notifications\/`)) || bytes.Contains(msg, []byte(`\u`)))
 }
 
-// maxCountedLine bounds the part of an event-stream line kept to find its
-// method: progress and log notifications are small, and a longer line is
-// only ever a result or a large log message (which then costs one settle).
+// maxCountedLine bounds the event-stream lines searched for a method:
+// progress and log notifications are small, and a longer line is only ever
+// a result (a page of tools) or a large log message (which then costs one
+// settle).
 const maxCountedLine = 1 << 20
-
-// sseCounter counts the ordered notifications in an HTTP event stream as
-// the SDK reads it, before the SDK can see a result that follows them.
-type sseCounter struct {
-	io.ReadCloser
-	order *noteOrder
-	line  []byte // the current line so far
-	long  bool   // the current line passed maxCountedLine
-}
-
-func (s *sseCounter) Read(p []byte) (int, error) {
-	n, err := s.ReadCloser.Read(p)
-	s.scan(p[:n])
-	return n, err
-}
-
-func (s *sseCounter) scan(b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		chunk := b
-		if i >= 0 {
-			chunk = b[:i]
-		}
-		if i >= 0 && len(s.line) == 0 && !s.long {
-			// A whole line in this read (the usual case) is counted where
-			// it is: copying it would allocate for every response.
-			if len(chunk) <= maxCountedLine {
-				s.count(chunk)
-			}
-			b = b[i+1:]
-			continue
-		}
-		if s.long = s.long || len(s.line)+len(chunk) > maxCountedLine; !s.long {
-			s.line = append(s.line, chunk...)
-		}
-		if i < 0 {
-			return
-		}
-		if !s.long {
-			s.count(s.line)
-		}
-		s.line, s.long, b = s.line[:0], false, b[i+1:]
-	}
-}
-
-// count counts one "data:" line holding an ordered notification.
-func (s *sseCounter) count(line []byte) {
-	if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
-		s.order.count(data)
-	}
-}

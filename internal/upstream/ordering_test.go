@@ -2,6 +2,9 @@ package upstream
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -51,7 +54,10 @@ func TestSettleOnUncountedConnectionReturnsAtOnce(t *testing.T) {
 	o.settle(context.Background())
 }
 
-func TestSSECounterCountsProgressAndLogNotificationsOnly(t *testing.T) {
+// An HTTP upstream's event stream is counted by shallowBody's line check
+// as go-sdk reads it, whatever the reads' sizes, and passes through as it
+// came.
+func TestEventStreamCountsProgressAndLogNotificationsOnly(t *testing.T) {
 	const (
 		progress = `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}` + "\n\n"
 		logMsg   = "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\r\n\r\n"
@@ -59,6 +65,7 @@ func TestSSECounterCountsProgressAndLogNotificationsOnly(t *testing.T) {
 		changed  = `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n\n"
 		result   = `data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n\n"
 	)
+	long := `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", maxCountedLine) + `"}}` + "\n\n"
 	for _, tc := range []struct {
 		name   string
 		stream string
@@ -70,24 +77,38 @@ func TestSSECounterCountsProgressAndLogNotificationsOnly(t *testing.T) {
 		{"CRLF lines", logMsg, 1, 1},
 		{"a request with an id is no notification", request, 0, 0},
 		{"other notifications do not count", changed + result, 0, 0},
+		{"a line over the counted bound is not searched", long + progress, 4096, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := newNoteOrder()
-			s := &sseCounter{order: o}
-			b := []byte(tc.stream)
-			for len(b) > 0 {
-				n := len(b)
-				if tc.chunk > 0 && tc.chunk < n {
-					n = tc.chunk
-				}
-				s.scan(b[:n])
-				b = b[n:]
+			var body io.Reader = strings.NewReader(tc.stream)
+			if tc.chunk > 0 {
+				body = &chunkReader{r: body, n: tc.chunk}
+			}
+			resp := &http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(body)}
+			shallowBody(resp, 4<<20, o)
+			got, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.stream {
+				t.Errorf("the stream changed on its way through: %d bytes, want %d", len(got), len(tc.stream))
 			}
 			if o.read != tc.want {
 				t.Errorf("counted %d, want %d", o.read, tc.want)
 			}
 		})
 	}
+}
+
+// chunkReader returns at most n bytes per Read.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	return c.r.Read(p[:min(len(p), c.n)])
 }
 
 // A stdio line is counted before go-sdk decodes it, so the count must see
