@@ -297,18 +297,11 @@ type stdioFloor struct {
 func startStdioFloor(ctx context.Context, bin string) (*stdioFloor, error) {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	in, out, err := startPiped(cmd)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &stdioFloor{in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
+	return &stdioFloor{in: in, out: out}, nil
 }
 
 func (f *stdioFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -28,18 +28,11 @@ type rawStdio struct {
 // spawnRaw launches bin as a stdio MCP server and opens a session with it.
 func (w *workspace) spawnRaw(ctx context.Context, bin string, args ...string) (*rawStdio, error) {
 	cmd := w.command(bin, args...)
-	in, err := cmd.StdinPipe()
+	in, out, err := startPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	rs := &rawStdio{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<16)}
+	rs := &rawStdio{cmd: cmd, in: in, out: out}
 	if _, err := rs.call(ctx, "initialize", rawInitialize()); err != nil {
 		rs.close()
 		return nil, err
@@ -49,6 +42,23 @@ func (w *workspace) spawnRaw(ctx context.Context, bin string, args ...string) (*
 		return nil, err
 	}
 	return rs, nil
+}
+
+// startPiped starts cmd with a pipe to its stdin and a buffered one from
+// its stdout, as a stdio MCP server is spoken to.
+func startPiped(cmd *exec.Cmd) (io.WriteCloser, *bufio.Reader, error) {
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return in, bufio.NewReaderSize(out, 64<<10), nil
 }
 
 // listAll lists every tool, following nextCursor, and says how many.
