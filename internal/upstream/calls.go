@@ -31,11 +31,10 @@ func (c *Conn) listAll(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if caps.Tools != nil {
 		wg.Go(func() {
-			if inv.Tools, toolsErr = collect(c.session.Tools(ctx, nil)); toolsErr != nil {
+			if inv.Tools, toolsErr = c.listTools(ctx); toolsErr != nil {
 				endAfterTools()
 				return
 			}
-			rawSchemas(inv.Tools)
 			inv.Digests = digests(inv.Tools)
 		})
 	}
