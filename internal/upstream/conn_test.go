@@ -111,7 +111,7 @@ func testServerReleasing(release <-chan struct{}) *mcp.Server {
 }
 
 // serveHTTP serves srv over Streamable HTTP through h (nil: directly).
-func serveHTTP(t *testing.T, srv *mcp.Server, wrap func(http.Handler) http.Handler) string {
+func serveHTTP(t testing.TB, srv *mcp.Server, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	if wrap != nil {
@@ -125,7 +125,7 @@ func serveHTTP(t *testing.T, srv *mcp.Server, wrap func(http.Handler) http.Handl
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // dial connects to an HTTP upstream at url and closes it at the end.
-func dial(t *testing.T, url string, opts Options) *Conn {
+func dial(t testing.TB, url string, opts Options) *Conn {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = quiet()
