@@ -25,7 +25,7 @@ import (
 // json.Unmarshal makes of raw (one JSON value, space around it allowed);
 // ok is false for invalid JSON and for anything it declines.
 func canonical(dst, raw []byte) ([]byte, bool) {
-	p := canonParser{data: raw}
+	p := canonParser{jsonWalk: jsonWalk{data: raw}}
 	p.space()
 	dst, ok := p.value(dst)
 	p.space()
@@ -33,24 +33,12 @@ func canonical(dst, raw []byte) ([]byte, bool) {
 }
 
 // canonParser reads one JSON document strictly, writing its canonical
-// form.
+// form. Unlike jsonWalk's own steps, its steps check what they read.
 type canonParser struct {
-	data    []byte
-	pos     int
+	jsonWalk
 	depth   int
 	scratch []byte // an object's member values while its keys are sorted
 	discard []byte // what skip reads
-}
-
-func (p *canonParser) space() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\r', '\n':
-			p.pos++
-		default:
-			return
-		}
-	}
 }
 
 func (p *canonParser) value(dst []byte) ([]byte, bool) {
@@ -353,37 +341,29 @@ func (p *canonParser) number(dst []byte) ([]byte, bool) {
 // numberGrammar steps over a JSON number; integer reports one with no
 // fraction and no exponent.
 func (p *canonParser) numberGrammar() (integer, ok bool) {
-	p.accept('-')
+	p.byte('-')
 	switch {
-	case p.accept('0'):
+	case p.byte('0'):
 	case p.digits() == 0:
 		return false, false
 	}
 	integer = true
-	if p.accept('.') {
+	if p.byte('.') {
 		integer = false
 		if p.digits() == 0 {
 			return false, false
 		}
 	}
-	if p.accept('e') || p.accept('E') {
+	if p.byte('e') || p.byte('E') {
 		integer = false
-		if !p.accept('+') {
-			p.accept('-')
+		if !p.byte('+') {
+			p.byte('-')
 		}
 		if p.digits() == 0 {
 			return false, false
 		}
 	}
 	return integer, true
-}
-
-func (p *canonParser) accept(c byte) bool {
-	if p.pos < len(p.data) && p.data[p.pos] == c {
-		p.pos++
-		return true
-	}
-	return false
 }
 
 func (p *canonParser) digits() int {

@@ -113,7 +113,7 @@ var (
 // read appends the tools of one page's result to tools and returns its
 // next cursor; ok is false when the page is not one it reads.
 func (pg *toolPage) read(result []byte, tools *[]*mcp.Tool) (next string, ok bool) {
-	p := canonParser{data: result}
+	p := canonParser{jsonWalk: jsonWalk{data: result}}
 	p.space()
 	ok = p.members(func(key string, p *canonParser) bool {
 		switch key {

@@ -12,11 +12,11 @@ import (
 // value, which fn must read. It declines a key written with escapes
 // (go-sdk's decoder matches keys by their bytes) and a key given twice.
 func (p *canonParser) members(fn func(key string, p *canonParser) bool) bool {
-	if !p.accept('{') {
+	if !p.byte('{') {
 		return false
 	}
 	p.space()
-	if p.accept('}') {
+	if p.byte('}') {
 		return true
 	}
 	var buf [12]string
@@ -30,7 +30,7 @@ func (p *canonParser) members(fn func(key string, p *canonParser) bool) bool {
 		}
 		seen = append(seen, key)
 		p.space()
-		if !p.accept(':') {
+		if !p.byte(':') {
 			return false
 		}
 		p.space()
@@ -38,10 +38,10 @@ func (p *canonParser) members(fn func(key string, p *canonParser) bool) bool {
 			return false
 		}
 		p.space()
-		if p.accept('}') {
+		if p.byte('}') {
 			return true
 		}
-		if !p.accept(',') {
+		if !p.byte(',') {
 			return false
 		}
 	}
@@ -50,11 +50,11 @@ func (p *canonParser) members(fn func(key string, p *canonParser) bool) bool {
 // elements walks an array, calling fn with the parser at each element,
 // which fn must read.
 func (p *canonParser) elements(fn func(p *canonParser) bool) bool {
-	if !p.accept('[') {
+	if !p.byte('[') {
 		return false
 	}
 	p.space()
-	if p.accept(']') {
+	if p.byte(']') {
 		return true
 	}
 	for {
@@ -63,10 +63,10 @@ func (p *canonParser) elements(fn func(p *canonParser) bool) bool {
 			return false
 		}
 		p.space()
-		if p.accept(']') {
+		if p.byte(']') {
 			return true
 		}
-		if !p.accept(',') {
+		if !p.byte(',') {
 			return false
 		}
 	}
@@ -133,7 +133,7 @@ func (p *canonParser) skipRaw() bool {
 	for p.pos < len(p.data) {
 		switch c := p.data[p.pos]; c {
 		case '"':
-			if !p.skipString() {
+			if !p.closedString() {
 				return false
 			}
 			if depth == 0 {
@@ -160,8 +160,9 @@ func (p *canonParser) skipRaw() bool {
 	return depth == 0 && p.pos == len(p.data)
 }
 
-// skipString steps over the string at pos, false if it is not closed.
-func (p *canonParser) skipString() bool {
+// closedString steps over the string at pos, false if it is not closed
+// (jsonWalk.skipString trusts the JSON to be valid).
+func (p *canonParser) closedString() bool {
 	for i := p.pos + 1; i < len(p.data); i++ {
 		switch p.data[i] {
 		case '\\':
@@ -189,7 +190,7 @@ func (p *canonParser) decodeInto(dst any, names map[string]bool) bool {
 	}
 	raw := p.data[start:p.pos]
 	if names != nil {
-		sub := canonParser{data: raw}
+		sub := canonParser{jsonWalk: jsonWalk{data: raw}}
 		if !sub.members(func(key string, q *canonParser) bool { return names[key] && q.skip() }) {
 			return false
 		}
