@@ -20,7 +20,7 @@ import (
 // schemas in their canonical form (canonical), which is the bytes
 // rawSchemas made of go-sdk's maps, so the tools, their digests and pins
 // are what go-sdk's path gives. Anything the raw path is not certain to
-// read as go-sdk does (a key go-sdk's Tool has that is not read here, an
+// read as go-sdk does (a member of go-sdk's types it does not read, an
 // x-mcp-header annotation go-sdk's client checks, a key with escapes, a
 // duplicate, a value canonical declines, a failed request) sends the whole
 // list through go-sdk, as before.
@@ -108,6 +108,7 @@ var (
 	listResultNames  = jsonNames(reflect.TypeFor[mcp.ListToolsResult]())
 	toolNames        = jsonNames(reflect.TypeFor[mcp.Tool]())
 	annotationsNames = jsonNames(reflect.TypeFor[mcp.ToolAnnotations]())
+	iconNames        = jsonNames(reflect.TypeFor[mcp.Icon]())
 )
 
 // read appends the tools of one page's result to tools and returns its
@@ -175,6 +176,8 @@ func (pg *toolPage) readTool(p *canonParser) (*mcp.Tool, bool) {
 			return p.decodeInto(&t.Annotations, annotationsNames)
 		case "_meta":
 			return p.decodeInto(&t.Meta, nil)
+		case "icons":
+			return p.decodeListInto(&t.Icons, iconNames)
 		}
 		return !toolNames[key] && p.skip()
 	})

@@ -79,6 +79,8 @@ var rawPages = []string{
 	`{"nextCursor":null,"tools":[{"name":"x","title":"T","description":"<d> & \u00e9 \u2028 \"q\"","inputSchema":{"type":"object","properties":{"z":{"type":"number","default":1.0},"a":{"enum":[1e21,-0,1e-7,12345678901234567890]}}},"outputSchema":{"type":"object","required":["r"]}}]}`,
 	`{"tools":[{"name":"m","inputSchema":{"type":"object"},"_meta":{"k":[1,{"v":null}],"é":"\ud83d\ude00"},"annotations":{"readOnlyHint":true,"destructiveHint":false,"title":"A","idempotentHint":false,"openWorldHint":null}}]}`,
 	`{"tools":[{"name":"n","inputSchema":{"type":"object"},"outputSchema":null,"annotations":null,"_meta":null,"description":null,"title":null,"execution":{"taskSupport":"optional"},"Name":"ignored","NAME":1,"inputschema":"ignored too"}]}`,
+	`{"tools":[{"name":"i","inputSchema":{"type":"object"},"icons":[{"src":"data:x","mimeType":"image/png","sizes":["48x48","any"],"theme":"dark"},{"src":"s","sizes":null}]},{"name":"j","inputSchema":{},"icons":null}]}`,
+	`{"tools":[{"name":"i","inputSchema":{"type":"object"},"icons":[]}]}`,
 	`{"tools":[{"inputSchema":{"type":"object"}},{"name":"no schema"},{"name":"not an object","inputSchema":"s"},{"name":"array","inputSchema":[1,2]}],"_meta":{"m":1},"other":[true]}`,
 	" { \"tools\" : [ { \"name\" : \"spaced\" , \"inputSchema\" : { \"type\" : \"object\" , \"b\" : [ 1 , 2 ] } } ] , \"nextCursor\" : \"\" } ",
 }
@@ -88,7 +90,10 @@ var declinedPages = []string{
 	`{"tools":[null]}`,
 	`{"tools":[{"name":"h","inputSchema":{"type":"object","properties":{"p":{"type":"string","x-mcp-header":"P"}}}}]}`,
 	`{"tools":[{"name":"h","inputSchema":{"type":"object","properties":{"p":{"type":"string","x-mcp-\u0068eader":"P"}}}}]}`,
-	`{"tools":[{"name":"i","inputSchema":{"type":"object"},"icons":[{"src":"data:x"}]}]}`,
+	`{"tools":[{"name":"i","inputSchema":{"type":"object"},"icons":[{"src":"data:x","Src":"y"}]}]}`,
+	`{"tools":[{"name":"i","inputSchema":{"type":"object"},"icons":[null]}]}`,
+	`{"tools":[{"name":"i","inputSchema":{"type":"object"},"icons":[{"src":1}]}]}`,
+	`{"tools":[{"name":"i","inputSchema":{"type":"object"},"icons":{}}]}`,
 	`{"tools":[{"name":"d","name":"e","inputSchema":{"type":"object"}}]}`,
 	`{"tools":[{"n\u0061me":"e","inputSchema":{"type":"object"}}]}`,
 	`{"tools":[{"name":"s","inputSchema":{"type":"object","a":1,"a":2}}]}`,
@@ -149,7 +154,7 @@ func FuzzRawPage(f *testing.F) {
 }
 
 // listServer serves tools of every shape the raw list reads, and one it
-// does not when declined is set.
+// hands to go-sdk (an x-mcp-header annotation) when declined is set.
 func listServer(declined string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "list", Version: "1"}, &mcp.ServerOptions{PageSize: 3})
 	noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -171,8 +176,9 @@ func listServer(declined string) *mcp.Server {
 		}, noop)
 	}
 	s.AddTool(&mcp.Tool{Name: "plain", InputSchema: json.RawMessage(`{"type":"object"}`)}, noop)
+	s.AddTool(&mcp.Tool{Name: "icons", InputSchema: json.RawMessage(`{"type":"object"}`), Icons: []mcp.Icon{{Source: "data:x", Sizes: []string{"any"}}}}, noop)
 	if declined != "" {
-		s.AddTool(&mcp.Tool{Name: "declined", InputSchema: json.RawMessage(`{"type":"object"}`), Icons: []mcp.Icon{{Source: declined}}}, noop)
+		s.AddTool(&mcp.Tool{Name: "declined", InputSchema: json.RawMessage(`{"type":"object","properties":{"p":{"type":"string","x-mcp-header":"` + declined + `"}}}`)}, noop)
 	}
 	return s
 }
@@ -191,7 +197,7 @@ func TestRawListGivesWhatGoSDKLists(t *testing.T) {
 	for _, mode := range httpModes {
 		ups = append(ups,
 			upstream{"http-" + mode.name, func(t *testing.T) *Conn { return dialHTTPMode(t, listServer(""), mode.opts) }, true},
-			upstream{"http-" + mode.name + "-declined", func(t *testing.T) *Conn { return dialHTTPMode(t, listServer("data:x"), mode.opts) }, false})
+			upstream{"http-" + mode.name + "-declined", func(t *testing.T) *Conn { return dialHTTPMode(t, listServer("P"), mode.opts) }, false})
 	}
 	ups = append(ups, upstream{"stdio", dialStdio, true})
 	for _, up := range ups {

@@ -197,3 +197,23 @@ func (p *canonParser) decodeInto(dst any, names map[string]bool) bool {
 	}
 	return json.Unmarshal(raw, dst) == nil
 }
+
+// decodeListInto is decodeInto for a list of objects (or null), each with
+// keys from names only.
+func (p *canonParser) decodeListInto(dst any, names map[string]bool) bool {
+	if p.null() {
+		return true
+	}
+	start := p.pos
+	if p.pos >= len(p.data) || p.data[p.pos] != '[' || !p.skip() {
+		return false
+	}
+	raw := p.data[start:p.pos]
+	sub := canonParser{jsonWalk: jsonWalk{data: raw}}
+	if !sub.elements(func(q *canonParser) bool {
+		return q.members(func(key string, q *canonParser) bool { return names[key] && q.skip() })
+	}) {
+		return false
+	}
+	return json.Unmarshal(raw, dst) == nil
+}
