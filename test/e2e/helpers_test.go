@@ -259,18 +259,10 @@ func childrenOf(pid int) []int {
 	return out
 }
 
-// npmBin returns a binary installed by testdata/npm, failing under CI when
-// the fixtures are missing and skipping otherwise.
+// npmBin returns a binary installed by testdata/npm (testutil.NPMBin).
 func npmBin(t *testing.T, name string) string {
 	t.Helper()
-	p, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules", ".bin", name))
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("npm fixture %s missing: run `npm ci --prefix testdata/npm`", name)
-		}
-		t.Skipf("npm fixture %s missing: run `npm ci --prefix testdata/npm`", name)
-	}
-	return p
+	return testutil.NPMBin(t, name)
 }
 
 func dialTCP(port int) (net.Conn, error) {
