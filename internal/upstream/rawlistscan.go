@@ -181,39 +181,32 @@ func (p *canonParser) closedString() bool {
 // not in it: encoding/json matches keys ignoring case, go-sdk's decoder
 // exactly.
 func (p *canonParser) decodeInto(dst any, names map[string]bool) bool {
-	if p.null() {
-		return true
-	}
-	start := p.pos
-	if p.pos >= len(p.data) || p.data[p.pos] != '{' || !p.skip() {
-		return false
-	}
-	raw := p.data[start:p.pos]
-	if names != nil {
-		sub := canonParser{jsonWalk: jsonWalk{data: raw}}
-		if !sub.members(func(key string, q *canonParser) bool { return names[key] && q.skip() }) {
-			return false
-		}
-	}
-	return json.Unmarshal(raw, dst) == nil
+	return p.decodeChecked('{', dst, func(q *canonParser) bool { return names == nil || q.onlyKeys(names) })
 }
 
 // decodeListInto is decodeInto for a list of objects (or null), each with
 // keys from names only.
 func (p *canonParser) decodeListInto(dst any, names map[string]bool) bool {
+	return p.decodeChecked('[', dst, func(q *canonParser) bool {
+		return q.elements(func(q *canonParser) bool { return q.onlyKeys(names) })
+	})
+}
+
+// decodeChecked reads null (leaving dst as it is), or a value that opens
+// with open, passes canonical's checks and check, and decodes into dst.
+func (p *canonParser) decodeChecked(open byte, dst any, check func(q *canonParser) bool) bool {
 	if p.null() {
 		return true
 	}
 	start := p.pos
-	if p.pos >= len(p.data) || p.data[p.pos] != '[' || !p.skip() {
+	if p.pos >= len(p.data) || p.data[p.pos] != open || !p.skip() {
 		return false
 	}
 	raw := p.data[start:p.pos]
-	sub := canonParser{jsonWalk: jsonWalk{data: raw}}
-	if !sub.elements(func(q *canonParser) bool {
-		return q.members(func(key string, q *canonParser) bool { return names[key] && q.skip() })
-	}) {
-		return false
-	}
-	return json.Unmarshal(raw, dst) == nil
+	return check(&canonParser{jsonWalk: jsonWalk{data: raw}}) && json.Unmarshal(raw, dst) == nil
+}
+
+// onlyKeys reads an object whose keys are all in names.
+func (p *canonParser) onlyKeys(names map[string]bool) bool {
+	return p.members(func(key string, q *canonParser) bool { return names[key] && q.skip() })
 }
