@@ -257,7 +257,8 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 	return s.status(), nil
 }
 
-// failSwap retires the current connection of s after a failed swap.
+// failSwap retires the current connection of s after a failed swap; the
+// server is retried with backoff, or waits for a login if it needs one.
 func (h *Hub) failSwap(s *server, err error) {
 	s.mu.Lock()
 	old := s.gen
@@ -268,6 +269,9 @@ func (h *Hub) failSwap(s *server, err error) {
 	next := h.retryNo(1)
 	s.state, s.lastErr = StatusDisconnected, err.Error()
 	s.scheduleLocked(next)
+	if needsLogin(err) { // as a failed Add shows it: only a login helps
+		s.state, s.lastErr = StatusNeedsLogin, needsLoginError(s.name).Error()
+	}
 	s.mu.Unlock()
 	if old != nil {
 		h.retireInBackground(s, old)
