@@ -58,7 +58,10 @@ func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server, next r
 	s.mu.Unlock()
 	conn, err := h.dial(ctx, s, cfg)
 	if err != nil {
-		s.setFailed(err, next)
+		if !s.setFailed(err, cfg, next) {
+			h.logger.Debug("an attempt with a replaced config failed", "server", s.name, "err", err)
+			return nil // a swap's connection, or its retry, serves the new config
+		}
 		h.logger.Warn("upstream not connected", "server", s.name, "err", err)
 		h.serverChanged(s, false)
 		return err

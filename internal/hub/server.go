@@ -175,10 +175,15 @@ func (s *server) setActive(conn *upstream.Conn, cfg *config.Server) (old *genera
 	return old, nil
 }
 
-// setFailed records a failed connection attempt and the attempt to come.
-func (s *server) setFailed(err error, next retry) {
+// setFailed records a failed connection attempt made from cfg and the
+// attempt to come. It records nothing and returns false when the server
+// took another config meanwhile: the attempt's error is not the server's.
+func (s *server) setFailed(err error, cfg *config.Server, next retry) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cfg != cfg {
+		return false
+	}
 	if s.state != StatusDraining && s.gen == nil {
 		s.state = StatusDisconnected
 	}
@@ -187,6 +192,7 @@ func (s *server) setFailed(err error, next retry) {
 	if needsLogin(err) && s.gen == nil && s.state != StatusDraining {
 		s.state, s.lastErr = StatusNeedsLogin, needsLoginError(s.name).Error()
 	}
+	return true
 }
 
 // scheduleLocked records the coming reconnect attempt; s.mu is held.
