@@ -151,3 +151,53 @@ func (l logSignal) Handle(_ context.Context, r slog.Record) error {
 }
 func (l logSignal) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l logSignal) WithGroup(string) slog.Handler      { return l }
+
+// A server that connects on a retry serves (Serving, what /readyz?all
+// reads) only once a build has listed its tools, not as soon as it is
+// active: a script that waits for it and then lists would miss them.
+func TestServingWaitsForTheBuildOfAReconnect(t *testing.T) {
+	up := &oldUpstream{arrived: make(chan struct{}, 1), release: make(chan struct{}), mcp: oneToolServer("late_tool")}
+	close(up.release)
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+	obs := &servingAtActive{seen: make(chan bool, 1)}
+	h := newHub(t, hub.Options{BackoffMin: time.Millisecond, BackoffMax: 2 * time.Millisecond, Observer: obs})
+	obs.h = h
+	if _, err := h.Add(context.Background(), httpServer("s", srv.URL)); err == nil {
+		t.Fatal("adding a server that refuses succeeded")
+	}
+	up.mu.Lock()
+	up.holding = true // the next attempt connects
+	up.mu.Unlock()
+	select {
+	case serving := <-obs.seen:
+		if serving {
+			t.Error("the server served as it became active, before a build listed its tools")
+		}
+	case <-time.After(10 * time.Second): // a bound for a broken build
+		t.Fatal("the server did not become active")
+	}
+	await(t, "the server to serve", func() bool { _, ok, _ := h.Serving("s"); return ok })
+	if tools := h.Catalog().Tools; len(tools) != 1 || tools[0].Original != "late_tool" {
+		t.Errorf("serving, but the catalog lists %v", tools)
+	}
+}
+
+// servingAtActive records, when server s becomes active, whether the hub
+// then says it serves.
+type servingAtActive struct {
+	h    *hub.Hub
+	seen chan bool
+}
+
+func (o *servingAtActive) CallStarted(ctx context.Context, _ *hub.Call) context.Context { return ctx }
+func (o *servingAtActive) CallEnded(context.Context, *hub.Call)                         {}
+func (o *servingAtActive) ServerChanged(ev hub.ServerEvent) {
+	if ev.Name == "s" && ev.Status == hub.StatusActive {
+		_, serving, _ := o.h.Serving("s")
+		select {
+		case o.seen <- serving:
+		default:
+		}
+	}
+}

@@ -18,6 +18,9 @@ type generation struct {
 	inflight atomic.Int64
 	// lossCounted is set once a call has counted the connection's loss.
 	lossCounted atomic.Bool
+	// listed is set once a catalog build from this connection has been
+	// given to the listeners: its tools are listed (Serving).
+	listed atomic.Bool
 
 	mu      sync.Mutex
 	retired bool
@@ -146,6 +149,13 @@ func (s *server) snapshot() (*upstream.Conn, Status) {
 		return nil, s.state
 	}
 	return s.gen.conn, s.state
+}
+
+// current returns the server's connection, if any, and its state.
+func (s *server) current() (*generation, Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen, s.state
 }
 
 // errConfigChanged is setActive's refusal of a connection made from a
