@@ -80,7 +80,7 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id.id, Method: method, Params: params})
+	data, err := postBody(id, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
