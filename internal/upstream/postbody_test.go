@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"encoding/json"
+	"mime"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -49,4 +50,16 @@ func BenchmarkPostBody(b *testing.B) {
 			_, _ = jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id.id, Method: "tools/call", Params: params})
 		}
 	})
+}
+
+// TestMediaTypeReadsAsParseMediaType checks the shortcut for the plain
+// Content-Types against mime.ParseMediaType's reading.
+func TestMediaTypeReadsAsParseMediaType(t *testing.T) {
+	for _, v := range []string{"text/event-stream", "application/json", "application/json; charset=utf-8",
+		"Text/Event-Stream", " text/event-stream", "text/html", "", "nonsense/"} {
+		want, _, _ := mime.ParseMediaType(v)
+		if got := mediaType(v); got != want {
+			t.Errorf("mediaType(%q) = %q, mime.ParseMediaType reads %q", v, got, want)
+		}
+	}
 }
