@@ -42,7 +42,8 @@ type posted struct {
 }
 
 // closeIdle closes the idle connections of a closed or discarded poster
-// (which are its go-sdk transport's too), unless it is kept.
+// and of its go-sdk transport (headerTransport.CloseIdleConnections),
+// unless it is kept.
 func (p *posted) closeIdle(kept *posted) {
 	if p != nil && p != kept {
 		p.client.CloseIdleConnections()
