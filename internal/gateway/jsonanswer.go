@@ -13,7 +13,7 @@ import (
 // A relayed call's answer is written once per call. go-sdk's
 // jsonrpc.EncodeMessage marshals its envelope through reflection into a
 // fresh buffer (an encoder, the envelope struct, the buffer's growth:
-// ~1.5 µs and 5 allocations per call at c=64); the answer to a call
+// ~1.5 µs and 4 allocations per call at c=64); the answer to a call
 // whose result came raw is the same bytes appended to a pooled buffer:
 // the envelope's keys in go-sdk's order, the id as encoding/json writes
 // it (without HTML escaping, as go-sdk's encoder), and the result
