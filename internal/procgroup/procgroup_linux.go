@@ -73,7 +73,7 @@ type procStat struct {
 }
 
 // procScans shares the /proc scans of groups signalled at once: a hub
-// closing a hundred servers signals a hundred groups, twice each, and each
+// closing a hundred servers signals a hundred groups, three times each, and each
 // scan reads every process's stat, so one scan per signal cost the square
 // of the servers (half a second of CPU for a hundred, on a machine running
 // a few hundred processes).
@@ -82,7 +82,7 @@ var procScans = scanShare{read: scanProcs}
 // scanShare runs read for callers that ask at once, without ever handing
 // one a scan that started before it asked: a caller that arrives while a
 // scan runs waits for the next, which it shares with everyone else who
-// arrived meanwhile. A hundred callers at once cost two or three scans.
+// arrived meanwhile. A hundred callers at once cost a few scans.
 type scanShare struct {
 	read func() map[int]procStat
 	// queued, if set, is called (under mu) when a caller starts to wait
