@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -65,4 +66,27 @@ func BenchmarkCallEndedParallel(b *testing.B) {
 			l.CallEnded(context.Background(), c)
 		}
 	})
+}
+
+// BenchmarkAppendLine is the write(2) a call's line costs before the call
+// is answered, with nothing of the log's own around it: appended to a file
+// (t.TempDir's file system), and to os.DevNull, the system call alone.
+func BenchmarkAppendLine(b *testing.B) {
+	line := []byte(`{"time":"2026-11-26T22:27:30.253123456Z","kind":"tool_call","face":"http","client":"bench",` +
+		`"server":"bench","tool":"bench__echo","duration_ms":0.512,"outcome":"ok","args_sha256":"` +
+		`9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c9f2c"}` + "\n")
+	for name, path := range map[string]string{"file": b.TempDir() + "/audit.jsonl", "devnull": os.DevNull} {
+		b.Run(name, func(b *testing.B) {
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			for b.Loop() {
+				if _, err := f.Write(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

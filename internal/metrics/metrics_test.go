@@ -108,3 +108,37 @@ func TestNoToolLabel(t *testing.T) {
 		t.Errorf("with max_tool_labels -1 the call is not counted without a tool label:\n%s", out)
 	}
 }
+
+// TestRepeatedCallsFindTheirSeries: calls that end like the one before
+// them (the last call's series are kept) still count where they belong,
+// and the upstream histogram appears once a call of the same label set
+// reaches the upstream.
+func TestRepeatedCallsFindTheirSeries(t *testing.T) {
+	m := newMetrics(t, 0)
+	ctx := context.Background()
+	m.CallEnded(ctx, call("s", "a", hub.OutcomeLimit, time.Millisecond, 0))
+	m.CallEnded(ctx, call("s", "a", hub.OutcomeLimit, time.Millisecond, 0))
+	if out := scrape(t, m); strings.Contains(out, `weft_upstream_call_duration_seconds_count{server="s"}`) {
+		t.Fatal("an upstream histogram before any call reached the upstream")
+	}
+	for _, c := range []*hub.Call{
+		call("s", "a", hub.OutcomeLimit, time.Millisecond, time.Millisecond),
+		call("s", "a", hub.OutcomeOK, time.Millisecond, time.Millisecond),
+		call("s", "b", hub.OutcomeOK, time.Millisecond, time.Millisecond),
+		call("s", "a", hub.OutcomeOK, time.Millisecond, time.Millisecond),
+	} {
+		m.CallEnded(ctx, c)
+	}
+	out := scrape(t, m)
+	for _, want := range []string{
+		`weft_tool_calls_total{outcome="limit",server="s",tool="a"} 3`,
+		`weft_tool_calls_total{outcome="ok",server="s",tool="a"} 2`,
+		`weft_tool_calls_total{outcome="ok",server="s",tool="b"} 1`,
+		`weft_upstream_call_duration_seconds_count{server="s"} 4`,
+		`weft_tool_call_duration_seconds_count{server="s"} 6`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
