@@ -60,7 +60,7 @@ func TestOutputPassesPromtoolAndCountsCalls(t *testing.T) {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool check metrics: %v\n%s", err, msg)
 	}
-	for _, want := range []string{
+	wantMetrics(t, out,
 		`weft_tool_calls_total{outcome="ok",server="fs",tool="fs__read"} 2`,
 		`weft_tool_calls_total{outcome="timeout",server="fs",tool="fs__read"} 1`,
 		`weft_tool_calls_total{outcome="unavailable",server="none",tool="nope"} 1`,
@@ -78,7 +78,13 @@ func TestOutputPassesPromtoolAndCountsCalls(t *testing.T) {
 		`weft_upstream_user_instances{server="team"} 3`,
 		`weft_catalog_tools{listed="true"} 0`,
 		`go_goroutines`,
-	} {
+	)
+}
+
+// wantMetrics fails t for each of wants that out lacks.
+func wantMetrics(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("metrics lack %s", want)
 		}
@@ -91,11 +97,7 @@ func TestToolLabelIsCapped(t *testing.T) {
 		m.CallEnded(context.Background(), call("s", tool, hub.OutcomeOK, time.Millisecond, time.Millisecond))
 	}
 	out := scrape(t, m)
-	for _, want := range []string{`tool="a"} 2`, `tool="b"} 1`, `tool="other"} 2`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("metrics lack %s", want)
-		}
-	}
+	wantMetrics(t, out, `tool="a"} 2`, `tool="b"} 1`, `tool="other"} 2`)
 	if strings.Contains(out, `tool="c"`) || strings.Contains(out, `tool="d"`) {
 		t.Error("tools beyond the cap got labels of their own")
 	}
@@ -130,15 +132,11 @@ func TestRepeatedCallsFindTheirSeries(t *testing.T) {
 		m.CallEnded(ctx, c)
 	}
 	out := scrape(t, m)
-	for _, want := range []string{
+	wantMetrics(t, out,
 		`weft_tool_calls_total{outcome="limit",server="s",tool="a"} 3`,
 		`weft_tool_calls_total{outcome="ok",server="s",tool="a"} 2`,
 		`weft_tool_calls_total{outcome="ok",server="s",tool="b"} 1`,
 		`weft_upstream_call_duration_seconds_count{server="s"} 4`,
 		`weft_tool_call_duration_seconds_count{server="s"} 6`,
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("metrics lack %s", want)
-		}
-	}
+	)
 }
