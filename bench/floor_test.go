@@ -178,6 +178,10 @@ func floorPaths(ctx context.Context, b *testing.B, w *workspace, rev, stdioMode 
 	add("direct-http", nil, upURL, "echo")
 	p, url := startFloor(stdioMode, w.benchserver)
 	add("floor-stdio", p, url, "echo")
+	if rev == "" { // go-sdk's default client: the floor that converts its stateless requests (floorstateless_test.go)
+		p, url = startFloor(strings.Replace(stdioMode, "stdio", "stdio-stateless", 1), w.benchserver)
+		add("floor-stateless", p, url, "echo")
+	}
 	p, url = startFloor("http", upURL)
 	add("floor-http", p, url, "echo")
 	p, url = startFloor("tcp", upURL)
@@ -263,12 +267,18 @@ func TestFloorRelayProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		h = r
+	case "stdio-stateless", "stdio-stateless-mux":
+		r, err := startStdioStatelessFloor(ctx, *floorTarget, *floorMode == "stdio-stateless-mux")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = r
 	case "http":
 		h = &httpFloor{target: *floorTarget, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: floorConns}}}
 	case "tcp":
 		h = &tcpFloor{target: *floorTarget, idle: make(chan *tcpConn, floorConns)}
 	default:
-		t.Fatalf("-floor.relay %q: want stdio, stdio-mux, http or tcp", *floorMode)
+		t.Fatalf("-floor.relay %q: want stdio, stdio-mux, stdio-stateless, stdio-stateless-mux, http or tcp", *floorMode)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
