@@ -352,12 +352,7 @@ type floorEnvelope struct {
 // that is not JSON, it answers itself and returns ok false (no standalone
 // stream; DELETE ends nothing).
 func readPost(w http.ResponseWriter, r *http.Request) (body []byte, env floorEnvelope, ok bool) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return nil, env, false
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	if body, ok = postBody(w, r); !ok {
 		return nil, env, false
 	}
 	if json.Unmarshal(body, &env) != nil {
@@ -365,6 +360,17 @@ func readPost(w http.ResponseWriter, r *http.Request) (body []byte, env floorEnv
 		return nil, env, false
 	}
 	return body, env, true
+}
+
+// postBody reads a POST's body; anything else it answers itself (405) and
+// returns ok false, as it does a body it cannot read.
+func postBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return nil, false
+	}
+	body, err := io.ReadAll(r.Body)
+	return body, err == nil
 }
 
 // answer writes the child's response line to the request of method; the
@@ -470,12 +476,8 @@ type tcpConn struct {
 const floorConns = 64
 
 func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	body, ok := postBody(w, r)
+	if !ok {
 		return
 	}
 	req, err := http.NewRequest(http.MethodPost, f.target, bytes.NewReader(body))

@@ -110,12 +110,8 @@ type statelessEnvelope struct {
 }
 
 func (f *stdioStatelessFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	body, ok := postBody(w, r)
+	if !ok {
 		return
 	}
 	var env statelessEnvelope

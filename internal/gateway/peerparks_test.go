@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -58,17 +57,5 @@ func TestStatelessCallOfAClientThatCannotBeAsked(t *testing.T) {
 	if got := strings.Join(k.take(), ","); got != "application/json,application/json" {
 		t.Fatalf("answered as %s, want both relayed and no retry", got)
 	}
-	callCtx, stop := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer stop()
-	if _, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "alpha__sleep", Arguments: map[string]any{"ms": 60000}}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("cancelled call: %v", err)
-	}
-	select {
-	case err := <-ended:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("the call ended with its context %v, want cancelled", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("the call went on after its POST closed")
-	}
+	callEndsWithItsPOST(ctx, t, cs, ended)
 }
