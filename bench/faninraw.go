@@ -23,7 +23,10 @@ type faninRaw struct {
 	RawDirectCPUMS float64 `json:"raw_direct_client_cpu_ms,omitempty"`
 	// RawActiveMS and RawListedMS are a second start of weft with the same
 	// upstreams: launch → all listed in weft, then launch → the raw client
-	// has listed every tool through weft.
+	// has listed every tool through weft. RawStartCPUMS is weft's CPU in
+	// the first: it includes serving the raw client's handshake, on
+	// purpose (the client connects as weft listens, as one launched with
+	// weft would); that is about 1 ms, under /proc's 10 ms tick.
 	RawActiveMS   float64 `json:"raw_start_to_all_active_ms,omitempty"`
 	RawListedMS   float64 `json:"raw_start_to_client_listed_ms,omitempty"`
 	RawStartCPUMS float64 `json:"raw_weft_cpu_to_all_listed_ms,omitempty"`

@@ -178,6 +178,10 @@ func floorPaths(ctx context.Context, b *testing.B, w *workspace, rev, stdioMode 
 	add("direct-http", nil, upURL, "echo")
 	p, url := startFloor(stdioMode, w.benchserver)
 	add("floor-stdio", p, url, "echo")
+	if rev == "" { // go-sdk's default client: the floor that converts its stateless requests (floorstateless_test.go)
+		p, url = startFloor(strings.Replace(stdioMode, "stdio", "stdio-stateless", 1), w.benchserver)
+		add("floor-stateless", p, url, "echo")
+	}
 	p, url = startFloor("http", upURL)
 	add("floor-http", p, url, "echo")
 	p, url = startFloor("tcp", upURL)
@@ -263,12 +267,18 @@ func TestFloorRelayProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		h = r
+	case "stdio-stateless", "stdio-stateless-mux":
+		r, err := startStdioStatelessFloor(ctx, *floorTarget, *floorMode == "stdio-stateless-mux")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = r
 	case "http":
 		h = &httpFloor{target: *floorTarget, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: floorConns}}}
 	case "tcp":
 		h = &tcpFloor{target: *floorTarget, idle: make(chan *tcpConn, floorConns)}
 	default:
-		t.Fatalf("-floor.relay %q: want stdio, stdio-mux, http or tcp", *floorMode)
+		t.Fatalf("-floor.relay %q: want stdio, stdio-mux, stdio-stateless, stdio-stateless-mux, http or tcp", *floorMode)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -342,12 +352,7 @@ type floorEnvelope struct {
 // that is not JSON, it answers itself and returns ok false (no standalone
 // stream; DELETE ends nothing).
 func readPost(w http.ResponseWriter, r *http.Request) (body []byte, env floorEnvelope, ok bool) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return nil, env, false
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	if body, ok = postBody(w, r); !ok {
 		return nil, env, false
 	}
 	if json.Unmarshal(body, &env) != nil {
@@ -355,6 +360,17 @@ func readPost(w http.ResponseWriter, r *http.Request) (body []byte, env floorEnv
 		return nil, env, false
 	}
 	return body, env, true
+}
+
+// postBody reads a POST's body; anything else it answers itself (405) and
+// returns ok false, as it does a body it cannot read.
+func postBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return nil, false
+	}
+	body, err := io.ReadAll(r.Body)
+	return body, err == nil
 }
 
 // answer writes the child's response line to the request of method; the
@@ -460,12 +476,8 @@ type tcpConn struct {
 const floorConns = 64
 
 func (f *tcpFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	body, ok := postBody(w, r)
+	if !ok {
 		return
 	}
 	req, err := http.NewRequest(http.MethodPost, f.target, bytes.NewReader(body))

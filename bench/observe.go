@@ -25,7 +25,10 @@ type observeRow struct {
 
 // observeCost runs the observability scenario: two wefts in front of the
 // same HTTP upstream, one with [metrics] enabled = false and no audit log,
-// one with both, measured in alternating rounds.
+// one with both, measured in alternating rounds. The rounds are four times
+// as many and as short as the overhead scenario's: what is measured here is
+// a few µs of a call, less than a swing of a shared machine's load during
+// one long round.
 func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, error) {
 	up, upURL, err := w.httpUpstream(ctx, "observe-upstream")
 	if err != nil {
@@ -45,7 +48,8 @@ func observeCost(ctx context.Context, w *workspace, o options) ([]observeRow, er
 	defer on.close()
 	var rows []observeRow
 	for _, conc := range []int{1, 64} {
-		p := &pathPair{transport: "http", direct: off.weft, weft: on.weft, directRoles: off.weftRoles, weftRoles: on.weftRoles}
+		p := &pathPair{transport: "http", direct: off.weft, weft: on.weft, directRoles: off.weftRoles, weftRoles: on.weftRoles,
+			rounds: 4 * o.rounds()}
 		r := measurePair(ctx, p, conc, o)
 		rows = append(rows, observeRow{Concurrency: conc, Off: r.Direct, On: r.Weft, Ratio: r.Ratio, AddedP50MS: r.AddedP50MS,
 			OffCost: r.DirectCost, OnCost: r.WeftCost, Errors: r.Errors})

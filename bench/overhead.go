@@ -41,6 +41,10 @@ type pathPair struct {
 	// session and url are weftCaller's session and weft's MCP URL.
 	session *mcp.ClientSession
 	url     string
+	// rounds, when above o.rounds(), is how many alternating rounds
+	// measurePair runs, the same calls in all: shorter rounds, so that
+	// both paths see the same swings of the machine's load.
+	rounds int
 }
 
 func (p *pathPair) close() {
@@ -105,7 +109,10 @@ func negotiated(cs *mcp.ClientSession) string {
 // every other round runs weft's path first, so neither always follows the
 // other (a path measured right after a burst of calls meets a busier machine).
 func measurePair(ctx context.Context, p *pathPair, conc int, o options) overheadRow {
-	n := o.calls(conc)
+	n, rounds := o.calls(conc), o.rounds()
+	if p.rounds > rounds {
+		n, rounds = max(n*rounds/p.rounds, 1), p.rounds
+	}
 	runCount(ctx, p.direct, 100, conc)
 	runCount(ctx, p.weft, 100, conc)
 	if p.weftRoles.upstream == 0 && p.weftRoles.gateway != 0 {
@@ -113,7 +120,7 @@ func measurePair(ctx context.Context, p *pathPair, conc int, o options) overhead
 	}
 	var direct, weft []sample
 	var directCPU, weftCPU cpuUse
-	for round := range o.rounds() {
+	for round := range rounds {
 		if round%2 == 1 {
 			weft = append(weft, metered(ctx, p.weft, n, conc, p.weftRoles, &weftCPU))
 		}

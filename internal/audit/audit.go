@@ -33,6 +33,10 @@ type Options struct {
 	MaxFiles int
 	// Redactor masks secrets in arguments and error text (nil: none known).
 	Redactor Redactor
+	// TraceIDs looks up each call's trace ID in its context, for the
+	// trace_id field; set it when tracing is on. Without a trace the lookup
+	// walks the call's whole context (a dozen values deep) for nothing.
+	TraceIDs bool
 	// Now is the clock (default time.Now); tests inject one.
 	Now func() time.Time
 }
@@ -160,20 +164,24 @@ func (l *Log) ServerChanged(hub.ServerEvent) {}
 func (l *Log) CallEnded(ctx context.Context, c *hub.Call) {
 	rec := Record{Time: c.Start.UTC(), Kind: "tool_call", Caller: c.Caller, Server: c.Server, Tool: c.Tool,
 		DurationMS: float64(c.Duration.Microseconds()) / 1000, Outcome: c.Outcome}
-	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
-		rec.TraceID = sc.TraceID().String()
+	if l.opts.TraceIDs {
+		if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+			rec.TraceID = sc.TraceID().String()
+		}
 	}
 	if c.Err != nil {
 		rec.Error = l.redact(c.Err.Error())
 	}
 	if len(c.Args) > 0 {
 		sum := sha256.Sum256(c.Args)
-		rec.ArgsSHA256 = hex.EncodeToString(sum[:])
+		var digest [2 * sha256.Size]byte // hex.EncodeToString would allocate it as well as the string
+		hex.Encode(digest[:], sum[:])
+		rec.ArgsSHA256 = string(digest[:])
 		if l.opts.LogArguments {
 			rec.Args = l.redactArgs(c.Args)
 		}
 	}
-	l.Write(rec)
+	l.writeRecord(&rec)
 }
 
 // ConfigChanged records one config change.
@@ -187,8 +195,15 @@ func (l *Log) ConfigChanged(ch Change) {
 // Write appends one record, rotating first when the file is full, and
 // returns once the line is written. A write error is kept for Err and never
 // fails the caller.
-func (l *Log) Write(rec Record) {
-	line, err := encode(rec)
+func (l *Log) Write(rec Record) { l.writeRecord(&rec) }
+
+// writeRecord is Write of a record the caller keeps; the line is encoded
+// into a pooled buffer, which writeLine has copied by the time it returns.
+func (l *Log) writeRecord(rec *Record) {
+	bp := linePool.Get().(*[]byte)
+	defer putLine(bp)
+	line, err := encode((*bp)[:0], rec)
+	*bp = line
 	if err != nil {
 		l.fail(fmt.Errorf("audit log: encode: %w", err))
 		return

@@ -134,7 +134,7 @@ func TestExistingFileIsRestrictedTo0600(t *testing.T) {
 }
 
 func TestToolCallCarriesTheTraceID(t *testing.T) {
-	l := open(t, audit.Options{})
+	l := open(t, audit.Options{TraceIDs: true})
 	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
 	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
 	ctx := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid}))
@@ -143,5 +143,18 @@ func TestToolCallCarriesTheTraceID(t *testing.T) {
 	recs := testutil.ReadJSONLines(t, l.Path())
 	if recs[0]["trace_id"] != tid.String() || recs[1]["trace_id"] != nil {
 		t.Fatalf("trace ids %v and %v, want the span's and none", recs[0]["trace_id"], recs[1]["trace_id"])
+	}
+}
+
+// TestNoTraceIDWithoutTracing: with tracing off no call's context is
+// searched for a trace, and no line carries one.
+func TestNoTraceIDWithoutTracing(t *testing.T) {
+	l := open(t, audit.Options{})
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	ctx := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid}))
+	l.CallEnded(ctx, toolCall(`{}`))
+	if recs := testutil.ReadJSONLines(t, l.Path()); recs[0]["trace_id"] != nil {
+		t.Fatalf("trace id %v, want none with tracing off", recs[0]["trace_id"])
 	}
 }

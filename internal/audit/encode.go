@@ -4,21 +4,38 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 )
 
-// encode returns rec as one JSON line, newline included, byte for byte what
-// json.Marshal writes. A tool call's line (the one written on every call)
-// is appended field by field; what is rare or needs json's full rules
-// (a config change, logged arguments, a string to escape, a float in
+// linePool holds the buffers lines are encoded into: a tool call's line is
+// ~300 bytes, and at one call in flight its allocation and the garbage it
+// leaves are a share of what the audit log costs a call.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// maxPooledLine is the largest buffer put back: a rare large line
+// (arguments logged in full) is not kept.
+const maxPooledLine = 4 << 10
+
+func putLine(bp *[]byte) {
+	if cap(*bp) <= maxPooledLine {
+		*bp = (*bp)[:0]
+		linePool.Put(bp)
+	}
+}
+
+// encode appends rec to b as one JSON line, newline included, byte for
+// byte what json.Marshal writes. A tool call's line (the one written on
+// every call) is appended field by field; what is rare or needs json's full
+// rules (a config change, logged arguments, a string to escape, a float in
 // exponent form) goes through json.Marshal, which reflects over the record
 // (7 µs of a call under the bench's load against 1 µs here).
-func encode(rec Record) ([]byte, error) {
-	if line, ok := appendToolCall(make([]byte, 0, 384), &rec); ok {
+func encode(b []byte, rec *Record) ([]byte, error) {
+	if line, ok := appendToolCall(b, rec); ok {
 		return append(line, '\n'), nil
 	}
-	line, err := json.Marshal(rec)
-	return append(line, '\n'), err
+	line, err := json.Marshal(*rec) // a copy, so that rec itself stays off the heap
+	return append(append(b[:0], line...), '\n'), err
 }
 
 // appendToolCall appends rec in Record's field order with its omitempty

@@ -56,7 +56,7 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			want, wantErr := json.Marshal(rec)
-			got, err := encode(rec)
+			got, err := encode(nil, &rec)
 			if (err != nil) != (wantErr != nil) {
 				t.Fatalf("encode's error %v, json.Marshal's %v", err, wantErr)
 			}

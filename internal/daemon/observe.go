@@ -69,7 +69,7 @@ func newObservability(ctx context.Context, cfg *config.Config, version string, r
 		}})
 	if cfg.Audit.File != "" {
 		l, err := audit.Open(audit.Options{File: cfg.Audit.File, LogArguments: cfg.Audit.LogArguments,
-			MaxBytes: int64(cfg.Audit.MaxSizeMB) << 20, MaxFiles: cfg.Audit.MaxFiles, Redactor: redact})
+			MaxBytes: int64(cfg.Audit.MaxSizeMB) << 20, MaxFiles: cfg.Audit.MaxFiles, Redactor: redact, TraceIDs: tracer != nil})
 		if err != nil {
 			_ = shutdown(ctx)
 			return nil, err

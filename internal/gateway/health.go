@@ -67,7 +67,9 @@ func isProbe(r *http.Request) bool {
 
 // ReadyAllQuery, as /readyz?all, requires every configured server besides
 // those in ready_requires: what a script that starts weft and then uses
-// all of its tools waits for, without reading the whole admin status.
+// all of its tools waits for, without reading the whole admin status. A
+// server that needs a login counts (its tools are not listed), and its
+// reason names the login that fixes it.
 const ReadyAllQuery = "all"
 
 // serveReady answers 200 once the config is applied and every required
@@ -112,6 +114,8 @@ func (g *Gateway) notReady(all bool) []string {
 		switch {
 		case err != nil:
 			out = append(out, fmt.Sprintf("server %s is not configured", name))
+		case st == hub.StatusNeedsLogin: // only a login brings it: say which
+			out = append(out, fmt.Sprintf("server %s needs login: run `weft mcp login %s`", name, name))
 		case st != hub.StatusActive:
 			out = append(out, fmt.Sprintf("server %s is %s", name, st))
 		case !serving:

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,6 +66,21 @@ func (p sessionPeer) Ephemeral() bool { return p.ephemeral }
 // RelaysInputRequests reports whether the client takes input-required
 // results itself.
 func (p sessionPeer) RelaysInputRequests() bool { return p.version >= newestVersion }
+
+// parks reports whether a call for this client runs parked (inputreq.go),
+// on a goroutine of its own that can outlive the request: a 2026-07-28
+// client that can be asked for input (every input request is put to the
+// client only under the capability CreateMessage, Elicit and ListRoots
+// check), or a retry that answers a parked call (state, its request
+// state). Any other call cannot be asked anything, so it runs on the
+// request's goroutine as a legacy client's does: the parked goroutine's
+// start, stack and hand-offs are ~8 µs of CPU per call at 64 in flight.
+func (p sessionPeer) parks(state string) bool {
+	if !p.RelaysInputRequests() {
+		return false
+	}
+	return p.caps.Sampling != nil || p.caps.Elicitation != nil || p.caps.RootsV2 != nil || strings.HasPrefix(state, parkPrefix)
+}
 
 // LogLevel is the level a legacy client set with logging/setLevel.
 func (p sessionPeer) LogLevel() mcp.LoggingLevel {

@@ -275,9 +275,13 @@ func (g *Gateway) statelessAnswer(slot *rawSlot, res mcp.Result) (json.RawMessag
 }
 
 // writeJSONResponse writes a relayed call's answer, its result or err, as
-// one application/json body framed by go-sdk's jsonrpc package (which
-// gives an error go-sdk's code).
+// one application/json body framed as go-sdk's jsonrpc package frames it
+// (which gives an error go-sdk's code); a result by writeResultAnswer,
+// the same bytes without the reflection (jsonanswer.go).
 func writeJSONResponse(w http.ResponseWriter, jid jsonrpc.ID, result json.RawMessage, err error) {
+	if err == nil && writeResultAnswer(w, jid, result) {
+		return
+	}
 	resp := &jsonrpc.Response{ID: jid, Result: result}
 	if err != nil {
 		resp = &jsonrpc.Response{ID: jid, Error: err}

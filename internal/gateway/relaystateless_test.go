@@ -170,10 +170,24 @@ func TestStatelessRelayedCallEndsWithThePOST(t *testing.T) {
 	cs, k := defaultClient(t, addr, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	callEndsWithItsPOST(ctx, t, cs, ended)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha__echo", Arguments: map[string]any{"text": "after"}})
+	if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "alpha:after") {
+		t.Fatalf("call after a cancellation: %v %+v", err, res)
+	}
+	if got := k.take(); strings.Join(got, ",") != "application/json" { // the cancelled call has no answer
+		t.Fatalf("answered as %v, want application/json (relayed)", got)
+	}
+}
+
+// callEndsWithItsPOST makes a long call that the client gives up on and
+// checks that the call ended then, its context cancelled (ended has the
+// context's error of each call the face's middleware saw end).
+func callEndsWithItsPOST(ctx context.Context, t *testing.T, cs *mcp.ClientSession, ended chan error) {
+	t.Helper()
 	callCtx, stop := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer stop()
-	_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "alpha__sleep", Arguments: map[string]any{"ms": 60000}})
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "alpha__sleep", Arguments: map[string]any{"ms": 60000}}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	select {
@@ -183,13 +197,6 @@ func TestStatelessRelayedCallEndsWithThePOST(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("the call went on after its POST closed")
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha__echo", Arguments: map[string]any{"text": "after"}})
-	if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "alpha:after") {
-		t.Fatalf("call after a cancellation: %v %+v", err, res)
-	}
-	if got := k.take(); strings.Join(got, ",") != "application/json" { // the cancelled call has no answer
-		t.Fatalf("answered as %v, want application/json (relayed)", got)
 	}
 }
 

@@ -11,15 +11,16 @@ import (
 
 // forwardCall forwards a tool call in the client's revision: a legacy client's
 // call is made directly; a 2026-07-28 client's call may be parked while the
-// upstream asks for input (inputreq.go), and its answers to an upstream's
+// upstream asks for input (inputreq.go; made directly too when the client
+// cannot be asked, see sessionPeer.parks), and its answers to an upstream's
 // own input-required result travel back with it.
 func (g *Gateway) forwardCall(ctx context.Context, req *mcp.CallToolRequest, meta mcp.Meta) (*mcp.CallToolResult, error) {
 	peer := g.peerFor(req.Session, callInfo(ctx, req))
-	if !peer.RelaysInputRequests() {
-		// What inRevision does for a legacy client, without its closures.
+	p := req.Params
+	if !peer.parks(p.RequestState) {
+		// What inRevision does for a call that is not parked, without its closures.
 		return g.callForwarded(withAsker(ctx, peer), peer, req, meta)
 	}
-	p := req.Params
 	return inRevision(ctx, g, peer, p.RequestState, p.InputResponses,
 		func(ctx context.Context, peer sessionPeer) (*mcp.CallToolResult, error) {
 			return g.callForwarded(ctx, peer, req, meta)
@@ -75,12 +76,13 @@ func relayedFor[In, Out any](g *Gateway, h mcp.ToolHandlerFor[In, Out]) mcp.Tool
 }
 
 // inRevision runs h for one client request in the client's revision: for a
-// legacy client directly; for a 2026-07-28 client as a parked call
-// (inputreq.go), whose input requests asking turns into the request's
-// input-required result. A retry that answers a parked call resumes it.
+// legacy client, or a 2026-07-28 client that cannot be asked for input,
+// directly; for any other 2026-07-28 client as a parked call (inputreq.go),
+// whose input requests asking turns into the request's input-required
+// result. A retry that answers a parked call resumes it.
 func inRevision[R any](ctx context.Context, g *Gateway, peer sessionPeer, state string, answers mcp.InputResponseMap,
 	h func(context.Context, sessionPeer) (R, error), asking func(*inputRequest) R) (R, error) {
-	if !peer.RelaysInputRequests() {
+	if !peer.parks(state) {
 		return h(withAsker(ctx, peer), peer)
 	}
 	res, ask, err := relayed(ctx, &g.parking, peer.ss, state, answers, func(ctx context.Context, pc *parkedCall) (R, error) {

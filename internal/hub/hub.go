@@ -171,8 +171,11 @@ func (h *Hub) OnChange(f func(*Catalog)) {
 
 // rebuild recomputes the catalog from the active servers and tells listeners.
 func (h *Hub) rebuild() {
-	h.rebuildLocked()
+	built := h.rebuildLocked()
 	h.notify()
+	for _, g := range built {
+		g.listed.Store(true)
+	}
 }
 
 // notify gives listeners the newest catalog unless they have it already;
@@ -212,23 +215,26 @@ func (h *Hub) Hold() (release func()) {
 	}
 }
 
-// rebuildLocked builds and stores a new catalog under rebuildMu.
-func (h *Hub) rebuildLocked() {
+// rebuildLocked builds and stores a new catalog under rebuildMu, and
+// returns the connections it was built from (none when a later rebuild
+// covered this one: that rebuild's caller marks them).
+func (h *Hub) rebuildLocked() (built []*generation) {
 	want := h.rebuildWant.Add(1)
 	h.rebuildMu.Lock()
 	defer h.rebuildMu.Unlock()
 	if h.rebuiltUpTo >= want {
-		return // a rebuild that began after this request has finished
+		return nil // a rebuild that began after this request has finished
 	}
 	h.rebuiltUpTo = h.rebuildWant.Load() // before reading any state
 	var sources []source
 	for _, s := range h.visible() {
-		if conn, st := s.snapshot(); conn != nil && (st == StatusActive || st == StatusDraining) {
+		if g, st := s.current(); g != nil && (st == StatusActive || st == StatusDraining) {
 			cfg := s.config()
 			sources = append(sources, source{
 				name: s.name, namespace: cfg.Namespace(), allowed: cfg.AllowedTools,
-				denied: cfg.DeniedTools, inv: filterTools(s.name, conn.Inventory(), h.opts.ToolFilter),
+				denied: cfg.DeniedTools, inv: filterTools(s.name, g.conn.Inventory(), h.opts.ToolFilter),
 			})
+			built = append(built, g)
 		}
 	}
 	cat := buildCatalog(h.catalog.Load(), sources, h.opts.Separator, h.opts.MaxTools, h.reserved, &h.owners, h.roster())
@@ -236,6 +242,7 @@ func (h *Hub) rebuildLocked() {
 		h.logger.Warn("catalog clash", "detail", c)
 	}
 	h.catalog.Store(cat)
+	return built
 }
 
 // Refresh rebuilds the catalog, for when something the ToolFilter decides

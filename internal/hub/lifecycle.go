@@ -58,7 +58,10 @@ func (h *Hub) connect(ctx context.Context, s *server, cfg *config.Server, next r
 	s.mu.Unlock()
 	conn, err := h.dial(ctx, s, cfg)
 	if err != nil {
-		s.setFailed(err, next)
+		if !s.setFailed(err, cfg, next) {
+			h.logger.Debug("an attempt with a replaced config failed", "server", s.name, "err", err)
+			return nil // a swap's connection, or its retry, serves the new config
+		}
 		h.logger.Warn("upstream not connected", "server", s.name, "err", err)
 		h.serverChanged(s, false)
 		return err
@@ -257,7 +260,8 @@ func (h *Hub) Swap(ctx context.Context, cfg *config.Server) (ServerStatus, error
 	return s.status(), nil
 }
 
-// failSwap retires the current connection of s after a failed swap.
+// failSwap retires the current connection of s after a failed swap; the
+// server is retried with backoff, or waits for a login if it needs one.
 func (h *Hub) failSwap(s *server, err error) {
 	s.mu.Lock()
 	old := s.gen
@@ -268,6 +272,9 @@ func (h *Hub) failSwap(s *server, err error) {
 	next := h.retryNo(1)
 	s.state, s.lastErr = StatusDisconnected, err.Error()
 	s.scheduleLocked(next)
+	if needsLogin(err) { // as a failed Add shows it: only a login helps
+		s.state, s.lastErr = StatusNeedsLogin, needsLoginError(s.name).Error()
+	}
 	s.mu.Unlock()
 	if old != nil {
 		h.retireInBackground(s, old)

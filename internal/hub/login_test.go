@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/weft-dev/weft/internal/config"
@@ -106,4 +107,37 @@ func TestNeedsLoginLifecycle(t *testing.T) {
 
 func upstreamOptionsWithOAuth(l *fakeLogin) upstream.Options {
 	return upstream.Options{OAuth: func(*config.Server) auth.OAuthHandler { return l }}
+}
+
+// A swap to a config whose server needs a login the store lacks shows
+// needs_login at once, with the fix and no timed retry, as an Add of that
+// config does; the login then brings it back.
+func TestFailedSwapForAMissingLoginNeedsLogin(t *testing.T) {
+	open := httptest.NewServer(oneToolServer("open_tool"))
+	guarded := httptest.NewServer(requireBearer(oneToolServer("guarded_tool")))
+	t.Cleanup(guarded.Close)
+	t.Cleanup(open.Close)
+	login := &fakeLogin{}
+	// A backoff far longer than the test: only the login can reconnect it.
+	h := newHub(t, hub.Options{
+		LoginStamp: login.Stamp,
+		Upstream:   upstreamOptionsWithOAuth(login),
+		BackoffMin: time.Hour,
+		BackoffMax: time.Hour,
+	})
+	add(t, h, httpServer("gh", open.URL))
+
+	st, err := h.Swap(context.Background(), httpServer("gh", guarded.URL))
+	if !errors.Is(err, oauth.ErrNeedsLogin) {
+		t.Fatalf("swap to a server that needs a login: %v", err)
+	}
+	if st.Status != hub.StatusNeedsLogin || st.LastError != "gh needs login: run `weft mcp login gh`" || !st.NextRetry.IsZero() {
+		t.Fatalf("status after the swap %+v: want needs_login with the fix and no timed retry", st)
+	}
+
+	login.set("good")
+	await(t, "the server to come back after the login", func() bool { return status(t, h, "gh").Status == hub.StatusActive })
+	if tools := h.Catalog().Tools; len(tools) != 1 || tools[0].Original != "guarded_tool" {
+		t.Errorf("the server lists %v, want the swap's guarded_tool", tools)
+	}
 }

@@ -18,6 +18,9 @@ type generation struct {
 	inflight atomic.Int64
 	// lossCounted is set once a call has counted the connection's loss.
 	lossCounted atomic.Bool
+	// listed is set once a catalog build from this connection has been
+	// given to the listeners: its tools are listed (Serving).
+	listed atomic.Bool
 
 	mu      sync.Mutex
 	retired bool
@@ -148,6 +151,13 @@ func (s *server) snapshot() (*upstream.Conn, Status) {
 	return s.gen.conn, s.state
 }
 
+// current returns the server's connection, if any, and its state.
+func (s *server) current() (*generation, Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen, s.state
+}
+
 // errConfigChanged is setActive's refusal of a connection made from a
 // config the server no longer has: a swap set another while it was made,
 // and the swap's connection (or its retry) serves that one.
@@ -175,10 +185,15 @@ func (s *server) setActive(conn *upstream.Conn, cfg *config.Server) (old *genera
 	return old, nil
 }
 
-// setFailed records a failed connection attempt and the attempt to come.
-func (s *server) setFailed(err error, next retry) {
+// setFailed records a failed connection attempt made from cfg and the
+// attempt to come. It records nothing and returns false when the server
+// took another config meanwhile: the attempt's error is not the server's.
+func (s *server) setFailed(err error, cfg *config.Server, next retry) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cfg != cfg {
+		return false
+	}
 	if s.state != StatusDraining && s.gen == nil {
 		s.state = StatusDisconnected
 	}
@@ -187,6 +202,7 @@ func (s *server) setFailed(err error, next retry) {
 	if needsLogin(err) && s.gen == nil && s.state != StatusDraining {
 		s.state, s.lastErr = StatusNeedsLogin, needsLoginError(s.name).Error()
 	}
+	return true
 }
 
 // scheduleLocked records the coming reconnect attempt; s.mu is held.

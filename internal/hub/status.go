@@ -109,20 +109,19 @@ func served(inv upstream.Inventory) int {
 }
 
 // Serving returns the named server's status and whether it serves: active,
-// with the tools of its first connection in the catalog (a server that
-// starts with others is active a little before the build that lists its
-// tools, see arrive).
+// with the tools of its current connection in the catalog. A server is
+// active a little before the build that lists its tools: one that starts
+// with others waits for its batch (see arrive), and a reconnect or swap
+// for the build that follows it.
 func (h *Hub) Serving(name string) (Status, bool, error) {
 	s, err := h.lookup(name)
 	if err != nil {
 		return "", false, err
 	}
-	s.mu.Lock()
-	st := s.state
-	s.mu.Unlock()
+	g, st := s.current()
 	select {
 	case <-s.settled:
-		return st, st == StatusActive, nil
+		return st, st == StatusActive && g != nil && g.listed.Load(), nil
 	default:
 		return st, false, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -78,6 +79,18 @@ type Metrics struct {
 	// No series is ever deleted, so a kept one stays the registry's.
 	callSeries   map[callKey]prometheus.Counter
 	serverSeries map[string]serverSeries
+	// last is where the last call ended: at one call in flight, or while
+	// one tool is called over and over, the next call ends there too and
+	// finds its series without the lock and the three map lookups.
+	last atomic.Pointer[lastSeries]
+}
+
+// lastSeries is a call's label set (the tool's own name, before the label
+// limit maps it) and the series it ended in.
+type lastSeries struct {
+	key   callKey
+	calls prometheus.Counter
+	hist  serverSeries
 }
 
 // callKey is a weft_tool_calls_total label set.
@@ -143,13 +156,24 @@ func (m *Metrics) CallEnded(_ context.Context, c *hub.Call) {
 	if server == "" {
 		server = "none"
 	}
-	calls, hist := m.series(server, c.Tool, string(c.Outcome), c.Upstream > 0)
+	calls, hist := m.seriesOf(server, c.Tool, string(c.Outcome), c.Upstream > 0)
 	calls.Inc()
 	hist.total.Observe(c.Duration.Seconds())
 	hist.added.Observe(max(c.Duration-c.Upstream, 0).Seconds())
 	if c.Upstream > 0 {
 		hist.upstream.Observe(c.Upstream.Seconds())
 	}
+}
+
+// seriesOf is series, found first among the last call's.
+func (m *Metrics) seriesOf(server, tool, outcome string, upstream bool) (prometheus.Counter, serverSeries) {
+	key := callKey{server, tool, outcome}
+	if l := m.last.Load(); l != nil && l.key == key && (l.hist.upstream != nil || !upstream) {
+		return l.calls, l.hist
+	}
+	calls, hist := m.series(server, tool, outcome, upstream)
+	m.last.Store(&lastSeries{key: key, calls: calls, hist: hist})
+	return calls, hist
 }
 
 // series returns the call counter and the histograms a call of tool on

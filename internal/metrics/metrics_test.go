@@ -60,7 +60,7 @@ func TestOutputPassesPromtoolAndCountsCalls(t *testing.T) {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool check metrics: %v\n%s", err, msg)
 	}
-	for _, want := range []string{
+	wantMetrics(t, out,
 		`weft_tool_calls_total{outcome="ok",server="fs",tool="fs__read"} 2`,
 		`weft_tool_calls_total{outcome="timeout",server="fs",tool="fs__read"} 1`,
 		`weft_tool_calls_total{outcome="unavailable",server="none",tool="nope"} 1`,
@@ -78,7 +78,13 @@ func TestOutputPassesPromtoolAndCountsCalls(t *testing.T) {
 		`weft_upstream_user_instances{server="team"} 3`,
 		`weft_catalog_tools{listed="true"} 0`,
 		`go_goroutines`,
-	} {
+	)
+}
+
+// wantMetrics fails t for each of wants that out lacks.
+func wantMetrics(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("metrics lack %s", want)
 		}
@@ -91,11 +97,7 @@ func TestToolLabelIsCapped(t *testing.T) {
 		m.CallEnded(context.Background(), call("s", tool, hub.OutcomeOK, time.Millisecond, time.Millisecond))
 	}
 	out := scrape(t, m)
-	for _, want := range []string{`tool="a"} 2`, `tool="b"} 1`, `tool="other"} 2`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("metrics lack %s", want)
-		}
-	}
+	wantMetrics(t, out, `tool="a"} 2`, `tool="b"} 1`, `tool="other"} 2`)
 	if strings.Contains(out, `tool="c"`) || strings.Contains(out, `tool="d"`) {
 		t.Error("tools beyond the cap got labels of their own")
 	}
@@ -107,4 +109,34 @@ func TestNoToolLabel(t *testing.T) {
 	if out := scrape(t, m); !strings.Contains(out, `weft_tool_calls_total{outcome="ok",server="s",tool=""} 1`) {
 		t.Errorf("with max_tool_labels -1 the call is not counted without a tool label:\n%s", out)
 	}
+}
+
+// TestRepeatedCallsFindTheirSeries: calls that end like the one before
+// them (the last call's series are kept) still count where they belong,
+// and the upstream histogram appears once a call of the same label set
+// reaches the upstream.
+func TestRepeatedCallsFindTheirSeries(t *testing.T) {
+	m := newMetrics(t, 0)
+	ctx := context.Background()
+	m.CallEnded(ctx, call("s", "a", hub.OutcomeLimit, time.Millisecond, 0))
+	m.CallEnded(ctx, call("s", "a", hub.OutcomeLimit, time.Millisecond, 0))
+	if out := scrape(t, m); strings.Contains(out, `weft_upstream_call_duration_seconds_count{server="s"}`) {
+		t.Fatal("an upstream histogram before any call reached the upstream")
+	}
+	for _, c := range []*hub.Call{
+		call("s", "a", hub.OutcomeLimit, time.Millisecond, time.Millisecond),
+		call("s", "a", hub.OutcomeOK, time.Millisecond, time.Millisecond),
+		call("s", "b", hub.OutcomeOK, time.Millisecond, time.Millisecond),
+		call("s", "a", hub.OutcomeOK, time.Millisecond, time.Millisecond),
+	} {
+		m.CallEnded(ctx, c)
+	}
+	out := scrape(t, m)
+	wantMetrics(t, out,
+		`weft_tool_calls_total{outcome="limit",server="s",tool="a"} 3`,
+		`weft_tool_calls_total{outcome="ok",server="s",tool="a"} 2`,
+		`weft_tool_calls_total{outcome="ok",server="s",tool="b"} 1`,
+		`weft_upstream_call_duration_seconds_count{server="s"} 4`,
+		`weft_tool_call_duration_seconds_count{server="s"} 6`,
+	)
 }

@@ -29,7 +29,7 @@ func (g *osGroup) release()               {}
 // only sees them while the leader lives (an orphan is re-parented to init),
 // so it runs on every signal, before the group is signalled.
 func (g *osGroup) remember(leader int) {
-	procs := scanProcs()
+	procs := procScans.scan()
 	children := map[int][]int{}
 	for pid, p := range procs {
 		children[p.ppid] = append(children[p.ppid], pid)
@@ -70,6 +70,59 @@ func (g *osGroup) signalStrays(sig syscall.Signal) {
 type procStat struct {
 	ppid, pgid int
 	start      uint64
+}
+
+// procScans shares the /proc scans of groups signalled at once: a hub
+// closing a hundred servers signals a hundred groups, three times each, and each
+// scan reads every process's stat, so one scan per signal cost the square
+// of the servers (half a second of CPU for a hundred, on a machine running
+// a few hundred processes).
+var procScans = scanShare{read: scanProcs}
+
+// scanShare runs read for callers that ask at once, without ever handing
+// one a scan that started before it asked: a caller that arrives while a
+// scan runs waits for the next, which it shares with everyone else who
+// arrived meanwhile. A hundred callers at once cost a few scans.
+type scanShare struct {
+	read func() map[int]procStat
+	// queued, if set, is called (under mu) when a caller starts to wait
+	// for the next scan; tests use it.
+	queued func()
+
+	mu      sync.Mutex
+	cond    sync.Cond // on mu; signalled when a scan ends
+	running bool
+	started int              // scans started
+	done    int              // the last scan that ended (its number)
+	last    map[int]procStat // its result; read-only once returned
+}
+
+// scan returns the result of a scan that started after the call.
+func (s *scanShare) scan() map[int]procStat {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cond.L == nil {
+		s.cond.L = &s.mu
+	}
+	need := s.started + 1
+	for s.done < need {
+		if s.running {
+			if s.queued != nil {
+				s.queued()
+			}
+			s.cond.Wait()
+			continue
+		}
+		s.running = true
+		s.started++
+		n := s.started
+		s.mu.Unlock()
+		procs := s.read()
+		s.mu.Lock()
+		s.last, s.done, s.running = procs, n, false
+		s.cond.Broadcast()
+	}
+	return s.last
 }
 
 // scanProcs reads every process's parent, group and start time.

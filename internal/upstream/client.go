@@ -110,9 +110,10 @@ func (c *Conn) transport(order *noteOrder) (mcp.Transport, *process, error) {
 		}
 		if c.cfg.Type == config.TransportHTTP {
 			client, auth := c.httpClient(order, headers), c.oauthHandler()
-			// weft's own POSTs (httppost.go) share the client's connections
-			// and its OAuth handler (one token, one refresh, one login),
-			// adding it as go-sdk's transport does.
+			// weft's own POSTs (httppost.go) share the client's dialer and
+			// settings (their pool is a clone, forPosts) and its OAuth
+			// handler (one token, one refresh, one login), adding it as
+			// go-sdk's transport does.
 			// Their response streams are read by weft alone (httpsse.go),
 			// which neither counts nor rewrites them through the body
 			// wrappers go-sdk's reads need (forPosts).
@@ -198,22 +199,40 @@ type headerTransport struct {
 	order   *noteOrder
 	refused *atomic.Int32 // records a 401 or 403, for the connect error
 	max     int           // bytes of one message, for shallowBody
+	// sdk is, for weft's POSTs (forPosts), go-sdk's transport, whose idle
+	// connections are closed with theirs.
+	sdk http.RoundTripper
 }
 
-// forPosts is t for weft's own POSTs: the same connections, headers and
+// forPosts is t for weft's own POSTs: the same dialer, headers and
 // refusal record, with the response body as net/http gives it. The
 // posted call's reader does for itself what shallowBody does for
 // go-sdk's reads (shallowSchemas on a long message; notifications
 // relayed in order before the call returns, so none is counted), where
-// the wrappers copied every line twice more.
+// the wrappers copied every line twice more. Their pool is a clone of
+// go-sdk's without the response-header timeout: a posted call ends by
+// the call's deadline (CallToolRawUntil), which the hub sets from the
+// same timeout, earlier, so the transport's own timer (armed, selected
+// on and stopped on every request: ~2 µs per call at c=64) never fired.
 func (t headerTransport) forPosts() headerTransport {
 	t.order, t.max = nil, 0
+	if base, ok := t.base.(*http.Transport); ok && base.ResponseHeaderTimeout > 0 {
+		posts := base.Clone()
+		posts.ResponseHeaderTimeout = 0
+		t.base, t.sdk = posts, base
+	}
 	return t
 }
 
-// CloseIdleConnections passes http.Client's call on to the pool, which
-// the client finds only on its own transport.
-func (t headerTransport) CloseIdleConnections() { closeIdle(t.base) }
+// CloseIdleConnections passes http.Client's call on to the pool (and
+// go-sdk's, for the POSTs' transport), which the client finds only on
+// its own transport.
+func (t headerTransport) CloseIdleConnections() {
+	closeIdle(t.base)
+	if t.sdk != nil {
+		closeIdle(t.sdk)
+	}
+}
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(t.headers) > 0 {

@@ -42,7 +42,8 @@ type posted struct {
 }
 
 // closeIdle closes the idle connections of a closed or discarded poster
-// (which are its go-sdk transport's too), unless it is kept.
+// and of its go-sdk transport (headerTransport.CloseIdleConnections),
+// unless it is kept.
 func (p *posted) closeIdle(kept *posted) {
 	if p != nil && p != kept {
 		p.client.CloseIdleConnections()
@@ -80,7 +81,7 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id.id, Method: method, Params: params})
+	data, err := postBody(id, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
@@ -230,7 +231,7 @@ func (c *Conn) sessionGone() {
 
 // readResponse reads the call's response from resp by its content type.
 func (c *Conn) readResponse(ctx context.Context, hreq *postedRequest, resp *http.Response, id callID, summary string) (json.RawMessage, error) {
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
 		defer resp.Body.Close()
@@ -251,6 +252,18 @@ func (c *Conn) readResponse(ctx context.Context, hreq *postedRequest, resp *http
 	}
 	resp.Body.Close()
 	return nil, fmt.Errorf("%s: unsupported content type %q", summary, ct)
+}
+
+// mediaType is a Content-Type's media type, as mime.ParseMediaType reads
+// it; the two a Streamable HTTP server sends, written plainly, are taken
+// as they are, without the parameters' map.
+func mediaType(v string) string {
+	switch v {
+	case "text/event-stream", "application/json":
+		return v
+	}
+	ct, _, _ := mime.ParseMediaType(v)
+	return ct
 }
 
 // maxMessage bounds one message read from a stream or body, as go-sdk's

@@ -19,8 +19,9 @@ const progressTokenKey = "progressToken"
 // skip names the _meta keys requestMeta drops and extra the keys it adds
 // or replaces (a log level, weft's progress token); the caller's map is
 // only read. arguments are written as they came ("{}" when none); the
-// JSON-RPC encoder (jsonrpc.EncodeMessage, on both raw paths) checks and
-// compacts the whole params again, so nothing invalid reaches the upstream.
+// request's encoding (go-sdk's on the stdio path, postBody's as it on the
+// posted one) checks and compacts the whole params again, so nothing
+// invalid reaches the upstream.
 func rawCallParams(name string, args json.RawMessage, meta mcp.Meta, extra map[string]any) (json.RawMessage, error) {
 	out := make([]byte, 0, 48+len(name)+len(args)+32*(len(meta)+len(extra)))
 	out = append(out, '{')

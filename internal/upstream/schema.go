@@ -43,6 +43,10 @@ func digests(tools []*mcp.Tool) map[*mcp.Tool]Digest {
 		if err == nil {
 			d.Def = sha256.Sum256(b)
 			d.Pin, _ = tooldigest.PinOfDefinition(b)
+		} else if d.Refused == "" {
+			// Without its encoding no digest tells one definition of it
+			// from the next: served, it could change unnoticed.
+			d.Refused = "its definition cannot be encoded as JSON (" + err.Error() + ")"
 		}
 		if d.Pin == "" {
 			d.Pin = tooldigest.Pin(t)

@@ -3,6 +3,7 @@ package upstream
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,5 +76,17 @@ func TestDigestsAreTheOldComputation(t *testing.T) {
 		if got[tool].Def != want {
 			t.Errorf("%s: definition digest %x, want %x", tool.Name, got[tool].Def, want)
 		}
+	}
+}
+
+// A tool whose definition json.Marshal refuses has no digest that tells
+// its changes apart: it is refused, with the reason, not served.
+func TestDigestsRefuseAToolThatCannotBeEncoded(t *testing.T) {
+	tool := &mcp.Tool{Name: "odd", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{"x": math.Inf(1)}}
+	tools := []*mcp.Tool{tool}
+	rawSchemas(tools)
+	got := digests(tools)[tool].Refused
+	if want := "its definition cannot be encoded as JSON (json: unsupported value: +Inf)"; got != want {
+		t.Errorf("refusal %q, want %q", got, want)
 	}
 }

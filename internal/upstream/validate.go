@@ -35,7 +35,8 @@ func checkSchema(t *mcp.Tool) string {
 	return ""
 }
 
-// validSchema checks one schema (raw JSON, as rawSchemas leaves it).
+// validSchema checks one schema (raw JSON, as rawSchemas leaves it); the
+// answer for bytes checked before, by any upstream, is remembered.
 func validSchema(v any, object bool) error {
 	raw, ok := v.(json.RawMessage)
 	if !ok {
@@ -45,6 +46,12 @@ func validSchema(v any, object bool) error {
 		}
 		raw = b
 	}
+	return schemaVerdicts.check(keyOf(raw, object), func() error { return checkRawSchema(raw, object) })
+}
+
+// checkRawSchema is validSchema's check of raw, made once per distinct
+// schema.
+func checkRawSchema(raw json.RawMessage, object bool) error {
 	if d := depth(raw); d > MaxSchemaDepth {
 		return fmt.Errorf("nested more than %d levels deep", MaxSchemaDepth)
 	}
