@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -42,23 +41,10 @@ func TestRawListReadsPastTheStreamsOtherMessages(t *testing.T) {
 	if err := <-asked; err == nil || !strings.Contains(err.Error(), "no client") {
 		t.Errorf("roots/list during a list answered with %v, want weft's error that no client is waiting", err)
 	}
-	drain(asked)
-	want, err := collect(c.session.Tools(ctx, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rawSchemas(want)
-	if len(got) < 2 || !reflect.DeepEqual(got, want) {
-		t.Fatalf("listed:\n%s\ngo-sdk:\n%s", toolsJSON(got), toolsJSON(want))
-	}
-	gotDigests, wantDigests := digests(got), digests(want)
-	for i := range got {
-		if gotDigests[got[i]] != wantDigests[want[i]] {
-			t.Errorf("%s: digests %+v, go-sdk's %+v", got[i].Name, gotDigests[got[i]], wantDigests[want[i]])
-		}
-	}
+	checkListedAsGoSDK(t, c, got)
 }
 
+// drain empties ch of what is already in it.
 func drain(ch chan error) {
 	for len(ch) > 0 {
 		<-ch

@@ -212,23 +212,32 @@ func TestRawListGivesWhatGoSDKLists(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := collect(c.session.Tools(ctx, nil))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rawSchemas(want)
-			if len(got) < 2 || !reflect.DeepEqual(got, want) {
-				t.Fatalf("listed:\n%s\ngo-sdk:\n%s", toolsJSON(got), toolsJSON(want))
-			}
-			gotDigests, wantDigests := digests(got), digests(want)
-			for i := range got {
-				if gotDigests[got[i]] != wantDigests[want[i]] {
-					t.Errorf("%s: digests %+v, go-sdk's %+v", got[i].Name, gotDigests[got[i]], wantDigests[want[i]])
-				}
-			}
+			want := checkListedAsGoSDK(t, c, got)
 			if inv := c.Inventory(); !bytes.Equal([]byte(toolsJSON(inv.Tools)), []byte(toolsJSON(want))) {
 				t.Errorf("the inventory's tools differ from go-sdk's list")
 			}
 		})
 	}
+}
+
+// checkListedAsGoSDK holds tools listed from c to what go-sdk's typed list
+// of c gives (with rawSchemas after it): the same tools, at least two, and
+// the same digests. It returns go-sdk's list.
+func checkListedAsGoSDK(t *testing.T, c *Conn, got []*mcp.Tool) []*mcp.Tool {
+	t.Helper()
+	want, err := collect(c.session.Tools(context.Background(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawSchemas(want)
+	if len(got) < 2 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("listed:\n%s\ngo-sdk:\n%s", toolsJSON(got), toolsJSON(want))
+	}
+	gotDigests, wantDigests := digests(got), digests(want)
+	for i := range got {
+		if gotDigests[got[i]] != wantDigests[want[i]] {
+			t.Errorf("%s: digests %+v, go-sdk's %+v", got[i].Name, gotDigests[got[i]], wantDigests[want[i]])
+		}
+	}
+	return want
 }
