@@ -14,7 +14,7 @@ import (
 // weft's own, already encoded (postCallID); params are compacted and
 // checked as encoding/json does for a json.RawMessage, so nothing invalid
 // reaches the upstream. A request other than a tools/call with params
-// (weft posts no other) is left to EncodeMessage
+// (the raw list's tools/list, rawlist.go) is left to EncodeMessage
 // (TestPostBodyMatchesEncodeMessage holds the two together).
 func postBody(id callID, method string, params json.RawMessage) ([]byte, error) {
 	if method != toolsCall || len(params) == 0 {
@@ -32,5 +32,5 @@ func postBody(id callID, method string, params json.RawMessage) ([]byte, error) 
 	return buf.Bytes(), nil
 }
 
-// toolsCall is the one method weft posts itself.
+// toolsCall is the method whose posted body postBody appends itself.
 const toolsCall = "tools/call"
