@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,21 +73,23 @@ func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Pe
 	if c.raw != nil && !c.newProtocol() && in.responses == nil && in.state == "" {
 		return c.callRaw(ctx, deadline, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			return c.writeToolCall(ctx, deadline, params)
-		}, true)
-	}
-	if !deadline.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+		}, nil)
 	}
 	if c.takesHTTPRaw(ctx) {
-		return c.callRaw(ctx, time.Time{}, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		own := ownContext(ctx, deadline)
+		defer own.cancel()
+		return c.callRaw(own.ctx, time.Time{}, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			// The peer rides in ctx: what the upstream sends on a posted
 			// call's stream is relayed to this call's client alone
 			// (httpstream.go). A stdio call needs no such link: its
 			// upstream's messages are routed by the router.
 			return c.postToolCall(withPeer(ctx, peer), params)
-		}, false)
+		}, own)
+	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
 	}
 	res, err := c.CallTool(ctx, peer, name, args, meta)
 	if err != nil {
@@ -98,15 +101,21 @@ func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Pe
 // callRaw sends a tools/call through send, which returns its result as
 // the upstream sent it, and finishes it as CallTool would. Its params are
 // encoded once, from the caller's _meta as requestMeta and track would
-// make it, without copying it (rawCallParams). endsOnClose says that send
+// make it, without copying it (rawCallParams). own is the call's own
+// context, which Close cancels (the posted path); nil says that send
 // itself ends when the connection is closed under it (the stdio path:
 // rawConn.call watches the connection's life), so the call needs no
-// context of its own for Close to cancel; deadline (zero: none) is send's
-// too, and bounds what follows a result that is not plain.
+// context of its own; deadline (zero: none) is send's too, and bounds
+// what follows a result that is not plain.
 func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name string, args json.RawMessage, meta mcp.Meta,
-	send func(context.Context, json.RawMessage) (json.RawMessage, error), endsOnClose bool) (RawResult, error) {
+	send func(context.Context, json.RawMessage) (json.RawMessage, error), own *ownedCall) (RawResult, error) {
 	token := meta[progressTokenKey]
-	t := c.begin(ctx, peer, token, !endsOnClose)
+	t := tracked{ctx: ctx}
+	if own != nil {
+		t.call = c.router.start(ctx, peer, token, own.close) // Close cancels it (closeAll)
+	} else {
+		t.call = c.router.start(ctx, peer, token, nil)
+	}
 	defer c.end(t)
 	ctx, id := t.ctx, t.call.id
 	var extra map[string]any
@@ -125,6 +134,9 @@ func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name 
 	}
 	raw, err := send(ctx, data)
 	if err != nil {
+		if own.closed() {
+			return RawResult{}, ErrClosedInFlight
+		}
 		return RawResult{}, closedErr(ctx, err)
 	}
 	if shape, ok := plainResult(raw); ok {
@@ -144,6 +156,9 @@ func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name 
 	}
 	res, err := c.typedResult(ctx, peer, params, raw)
 	if err != nil {
+		if own.closed() {
+			return RawResult{}, ErrClosedInFlight
+		}
 		return RawResult{}, closedErr(ctx, err)
 	}
 	return encodeResult(res)
@@ -211,4 +226,42 @@ func encodeResult(res *mcp.CallToolResult) (RawResult, error) {
 		return RawResult{}, fmt.Errorf("encode the result of tools/call: %w", err)
 	}
 	return RawResult{JSON: data, IsError: res.IsError}, nil
+}
+
+// ownedCall is a posted call's own context: one context carries the
+// call's deadline and Close's cancel, where begin's context of its own
+// under a context for the deadline made two (a context, its done channel
+// and its parent's children map each, per call). Close's cancel is
+// remembered here, as begin's context remembers it as its cause, for
+// the call to end with ErrClosedInFlight.
+type ownedCall struct {
+	ctx      context.Context
+	cancel   context.CancelFunc
+	isClosed atomic.Bool
+}
+
+// ownContext is the own context of a call made in ctx and ended by
+// deadline (zero: none).
+func ownContext(ctx context.Context, deadline time.Time) *ownedCall {
+	o := &ownedCall{}
+	if deadline.IsZero() {
+		o.ctx, o.cancel = context.WithCancel(ctx)
+	} else {
+		o.ctx, o.cancel = context.WithDeadline(ctx, deadline)
+	}
+	return o
+}
+
+// close is Close's cancel of the call (router.closeAll), with its cause.
+func (o *ownedCall) close(cause error) {
+	if errors.Is(cause, ErrClosedInFlight) {
+		o.isClosed.Store(true)
+	}
+	o.cancel()
+}
+
+// closed reports whether Close cancelled the call (false for nil: a
+// call without a context of its own).
+func (o *ownedCall) closed() bool {
+	return o != nil && o.isClosed.Load()
 }
