@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,13 +76,13 @@ func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Pe
 	}
 	if c.takesHTTPRaw(ctx) {
 		own := ownContext(ctx, deadline)
-		defer own.cancel()
+		defer own.release()
 		return c.callRaw(own.ctx, time.Time{}, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			// The peer rides in ctx: what the upstream sends on a posted
 			// call's stream is relayed to this call's client alone
 			// (httpstream.go). A stdio call needs no such link: its
 			// upstream's messages are routed by the router.
-			return c.postToolCall(withPeer(ctx, peer), params)
+			return c.post(withPeer(ctx, peer), own, "tools/call", params)
 		}, own)
 	}
 	if !deadline.IsZero() {
@@ -226,42 +225,4 @@ func encodeResult(res *mcp.CallToolResult) (RawResult, error) {
 		return RawResult{}, fmt.Errorf("encode the result of tools/call: %w", err)
 	}
 	return RawResult{JSON: data, IsError: res.IsError}, nil
-}
-
-// ownedCall is a posted call's own context: one context carries the
-// call's deadline and Close's cancel, where begin's context of its own
-// under a context for the deadline made two (a context, its done channel
-// and its parent's children map each, per call). Close's cancel is
-// remembered here, as begin's context remembers it as its cause, for
-// the call to end with ErrClosedInFlight.
-type ownedCall struct {
-	ctx      context.Context
-	cancel   context.CancelFunc
-	isClosed atomic.Bool
-}
-
-// ownContext is the own context of a call made in ctx and ended by
-// deadline (zero: none).
-func ownContext(ctx context.Context, deadline time.Time) *ownedCall {
-	o := &ownedCall{}
-	if deadline.IsZero() {
-		o.ctx, o.cancel = context.WithCancel(ctx)
-	} else {
-		o.ctx, o.cancel = context.WithDeadline(ctx, deadline)
-	}
-	return o
-}
-
-// close is Close's cancel of the call (router.closeAll), with its cause.
-func (o *ownedCall) close(cause error) {
-	if errors.Is(cause, ErrClosedInFlight) {
-		o.isClosed.Store(true)
-	}
-	o.cancel()
-}
-
-// closed reports whether Close cancelled the call (false for nil: a
-// call without a context of its own).
-func (o *ownedCall) closed() bool {
-	return o != nil && o.isClosed.Load()
 }
