@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -28,6 +29,12 @@ type ownedCall struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	isClosed atomic.Bool
+	// caller and deadline make the rounds' context (roundsContext);
+	// rounds is its cancel, for Close.
+	caller   context.Context
+	deadline time.Time
+	mu       sync.Mutex
+	rounds   context.CancelFunc
 	// req is the POST's request when it shares the call's context
 	// (detached); its cancel and stop are the call's.
 	req      postedRequest
@@ -37,7 +44,7 @@ type ownedCall struct {
 // ownContext is the own context of a call made in ctx and ended by
 // deadline (zero: none).
 func ownContext(ctx context.Context, deadline time.Time) *ownedCall {
-	o := &ownedCall{}
+	o := &ownedCall{caller: ctx, deadline: deadline}
 	parent := ctx
 	if _, bounded := ctx.Deadline(); !bounded {
 		o.detached = true
@@ -75,12 +82,43 @@ func (o *ownedCall) release() {
 	o.req.end()
 }
 
+// roundsContext is the context of what follows a result that is not
+// plain (typedResult's input-required rounds): a detached call's context
+// may have been taken over by its POST's stream finish, which no longer
+// follows the caller's, so the rounds get one of their own, a child of
+// the caller's with the call's deadline, which Close cancels too.
+func (o *ownedCall) roundsContext() (context.Context, context.CancelFunc) {
+	if !o.detached {
+		return o.ctx, func() {}
+	}
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if o.deadline.IsZero() {
+		ctx, cancel = context.WithCancel(o.caller)
+	} else {
+		ctx, cancel = context.WithDeadline(o.caller, o.deadline)
+	}
+	o.mu.Lock()
+	o.rounds = cancel
+	o.mu.Unlock()
+	if o.closed() {
+		cancel()
+	}
+	return ctx, cancel
+}
+
 // close is Close's cancel of the call (router.closeAll), with its cause.
 func (o *ownedCall) close(cause error) {
 	if errors.Is(cause, ErrClosedInFlight) {
 		o.isClosed.Store(true)
 	}
 	o.cancel()
+	o.mu.Lock()
+	rounds := o.rounds
+	o.mu.Unlock()
+	if rounds != nil {
+		rounds()
+	}
 }
 
 // closed reports whether Close cancelled the call (false for nil: a

@@ -153,6 +153,11 @@ func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name 
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
+	if own != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = own.roundsContext()
+		defer cancel()
+	}
 	res, err := c.typedResult(ctx, peer, params, raw)
 	if err != nil {
 		if own.closed() {
