@@ -66,17 +66,14 @@ func (c *Conn) takesHTTPRaw(ctx context.Context) bool {
 	return c.poster != nil && !c.newProtocol() && in.responses == nil && in.state == ""
 }
 
-// postToolCall POSTs a tools/call (callRaw's send).
-func (c *Conn) postToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	return c.post(ctx, "tools/call", params)
-}
-
 // post sends one request and returns its result. Errors match those of
 // go-sdk's session for the same failures: ctx.Err() when ctx ends (the
 // upstream is told with notifications/cancelled), the upstream's
 // *jsonrpc.Error wrapped as go-sdk wraps it, and HTTP failures worded as
 // go-sdk words them (mcp.ErrSessionMissing for a 404 on the session).
-func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// ctx is own's (the call's own context, httpowned.go), or one made from
+// it; own is nil for a request that has none (weft's lists).
+func (c *Conn) post(ctx context.Context, own *ownedCall, method string, params json.RawMessage) (json.RawMessage, error) {
 	id, err := postCallID(postIDs.Add(1))
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
@@ -86,9 +83,11 @@ func (c *Conn) post(ctx context.Context, method string, params json.RawMessage) 
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
 	summary := sendingSummary(method)
-	hreq := detachedRequest(ctx)
+	hreq, shared := own.request(ctx)
 	defer hreq.reqs.end()
-	defer hreq.end()
+	if !shared { // a shared one is ended by own.release, after the call's end
+		defer hreq.end()
+	}
 	resp, err := c.send(hreq.ctx, data, summary)
 	if err == nil {
 		var result json.RawMessage

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,18 +28,19 @@ import (
 // without decoding them.
 type callID struct {
 	id      jsonrpc.ID
-	encoded []byte
+	encoded string
 }
 
 // postCallID is the id of weft's n-th posted call: rawIDPrefix and n,
 // which need no escaping, so the encoding is the key in quotes (no
-// json.Marshal on every call).
+// json.Marshal on every call). The key is the encoding's inside: one
+// string for both.
 func postCallID(n int64) (callID, error) {
-	enc := make([]byte, 0, len(rawIDPrefix)+22)
-	enc = append(append(enc, '"'), rawIDPrefix...)
-	enc = append(strconv.AppendInt(enc, n, 10), '"')
-	id, err := jsonrpc.MakeID(string(enc[1 : len(enc)-1]))
-	return callID{id: id, encoded: enc}, err
+	var buf [len(rawIDPrefix) + 22]byte
+	enc := append(append(buf[:0], '"'), rawIDPrefix...)
+	encoded := string(append(strconv.AppendInt(enc, n, 10), '"'))
+	id, err := jsonrpc.MakeID(encoded[1 : len(encoded)-1])
+	return callID{id: id, encoded: encoded}, err
 }
 
 // answer is the call's response: its result or its error.
@@ -56,7 +56,7 @@ type answer struct {
 // decoded by go-sdk's jsonrpc. The server's requests are answered in
 // reqs' goroutines (inline when reqs is nil).
 func (c *Conn) handleMessage(ctx context.Context, reqs *serverRequests, data []byte, want callID) (*answer, error) {
-	if id, result, ok := resultResponse(data); ok && bytes.Equal(id, want.encoded) {
+	if id, result, ok := resultResponse(data); ok && string(id) == want.encoded {
 		return &answer{result: result}, nil
 	}
 	msg, err := jsonrpc.DecodeMessage(data)

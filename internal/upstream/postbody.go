@@ -22,7 +22,7 @@ func postBody(id callID, method string, params json.RawMessage) ([]byte, error) 
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"method":"tools/call","params":}`)+len(id.encoded)+len(params)))
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	buf.Write(id.encoded)
+	buf.WriteString(id.encoded)
 	buf.WriteString(`,"method":"tools/call","params":`)
 	if err := json.Compact(buf, params); err != nil {
 		// go-sdk's error for the same params, worded as it words it.

@@ -40,3 +40,19 @@ func TestPostedCallEndsByItsDeadline(t *testing.T) {
 		t.Fatalf("err = %v, want the deadline", err)
 	}
 }
+
+// TestPostedCallEndsByTheCallersDeadline: a caller's own deadline (not
+// the server's) ends a posted call as a deadline, not as a cancellation:
+// the call's context is then not detached from the caller's (ownContext).
+func TestPostedCallEndsByTheCallersDeadline(t *testing.T) {
+	release := make(chan struct{})
+	url := serveHTTP(t, testServerReleasing(release), nil)
+	t.Cleanup(func() { close(release) }) // runs before the server's Close
+	c := dial(t, url, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := c.CallToolRawUntil(ctx, time.Now().Add(time.Hour), &fakePeer{}, "block", nil, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the caller's deadline", err)
+	}
+}

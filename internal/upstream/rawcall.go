@@ -72,21 +72,23 @@ func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Pe
 	if c.raw != nil && !c.newProtocol() && in.responses == nil && in.state == "" {
 		return c.callRaw(ctx, deadline, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			return c.writeToolCall(ctx, deadline, params)
-		}, true)
+		}, nil)
+	}
+	if c.takesHTTPRaw(ctx) {
+		own := ownContext(ctx, deadline)
+		defer own.release()
+		return c.callRaw(own.ctx, time.Time{}, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+			// The peer rides in ctx: what the upstream sends on a posted
+			// call's stream is relayed to this call's client alone
+			// (httpstream.go). A stdio call needs no such link: its
+			// upstream's messages are routed by the router.
+			return c.post(withPeer(ctx, peer), own, "tools/call", params)
+		}, own)
 	}
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
-	}
-	if c.takesHTTPRaw(ctx) {
-		return c.callRaw(ctx, time.Time{}, peer, name, args, meta, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-			// The peer rides in ctx: what the upstream sends on a posted
-			// call's stream is relayed to this call's client alone
-			// (httpstream.go). A stdio call needs no such link: its
-			// upstream's messages are routed by the router.
-			return c.postToolCall(withPeer(ctx, peer), params)
-		}, false)
 	}
 	res, err := c.CallTool(ctx, peer, name, args, meta)
 	if err != nil {
@@ -98,15 +100,21 @@ func (c *Conn) CallToolRawUntil(ctx context.Context, deadline time.Time, peer Pe
 // callRaw sends a tools/call through send, which returns its result as
 // the upstream sent it, and finishes it as CallTool would. Its params are
 // encoded once, from the caller's _meta as requestMeta and track would
-// make it, without copying it (rawCallParams). endsOnClose says that send
+// make it, without copying it (rawCallParams). own is the call's own
+// context, which Close cancels (the posted path); nil says that send
 // itself ends when the connection is closed under it (the stdio path:
 // rawConn.call watches the connection's life), so the call needs no
-// context of its own for Close to cancel; deadline (zero: none) is send's
-// too, and bounds what follows a result that is not plain.
+// context of its own; deadline (zero: none) is send's too, and bounds
+// what follows a result that is not plain.
 func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name string, args json.RawMessage, meta mcp.Meta,
-	send func(context.Context, json.RawMessage) (json.RawMessage, error), endsOnClose bool) (RawResult, error) {
+	send func(context.Context, json.RawMessage) (json.RawMessage, error), own *ownedCall) (RawResult, error) {
 	token := meta[progressTokenKey]
-	t := c.begin(ctx, peer, token, !endsOnClose)
+	t := tracked{ctx: ctx}
+	if own != nil {
+		t.call = c.router.start(ctx, peer, token, own.close) // Close cancels it (closeAll)
+	} else {
+		t.call = c.router.start(ctx, peer, token, nil)
+	}
 	defer c.end(t)
 	ctx, id := t.ctx, t.call.id
 	var extra map[string]any
@@ -125,6 +133,9 @@ func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name 
 	}
 	raw, err := send(ctx, data)
 	if err != nil {
+		if own.closed() {
+			return RawResult{}, ErrClosedInFlight
+		}
 		return RawResult{}, closedErr(ctx, err)
 	}
 	if shape, ok := plainResult(raw); ok {
@@ -142,8 +153,16 @@ func (c *Conn) callRaw(ctx context.Context, deadline time.Time, peer Peer, name 
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
+	if own != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = own.roundsContext()
+		defer cancel()
+	}
 	res, err := c.typedResult(ctx, peer, params, raw)
 	if err != nil {
+		if own.closed() {
+			return RawResult{}, ErrClosedInFlight
+		}
 		return RawResult{}, closedErr(ctx, err)
 	}
 	return encodeResult(res)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,17 +88,31 @@ func TestHTTPCallToolRawRelaysProgressAndLogsBeforeTheResult(t *testing.T) {
 	checkChattyRelayed(t, peer)
 }
 
+// TestHTTPCallToolRawCutByCloseFailsWithErrClosedInFlight: with and
+// without a deadline (the call's own context is then the deadline's).
 func TestHTTPCallToolRawCutByCloseFailsWithErrClosedInFlight(t *testing.T) {
-	release := make(chan struct{})
-	url := serveHTTP(t, testServerReleasing(release), nil)
-	t.Cleanup(func() { close(release) }) // runs before the server's Close
-	c := dial(t, url, Options{})
-	err := closeDuringCall(c, func() error {
-		_, err := c.CallToolRaw(context.Background(), nil, "block", nil, nil)
-		return err
-	})
-	if !errors.Is(err, ErrClosedInFlight) {
-		t.Fatalf("raw call cut by Close: %v, want ErrClosedInFlight", err)
+	for _, tc := range []struct {
+		name     string
+		deadline time.Duration // zero: none
+	}{{"no deadline", 0}, {"deadline", time.Hour}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits out its server's close
+			release := make(chan struct{})
+			url := serveHTTP(t, testServerReleasing(release), nil)
+			t.Cleanup(func() { close(release) }) // runs before the server's Close
+			c := dial(t, url, Options{})
+			var deadline time.Time
+			if tc.deadline > 0 {
+				deadline = time.Now().Add(tc.deadline)
+			}
+			err := closeDuringCall(c, func() error {
+				_, err := c.CallToolRawUntil(context.Background(), deadline, nil, "block", nil, nil)
+				return err
+			})
+			if !errors.Is(err, ErrClosedInFlight) {
+				t.Fatalf("raw call cut by Close: %v, want ErrClosedInFlight", err)
+			}
+		})
 	}
 }
 

@@ -54,7 +54,9 @@ func (c *Conn) rawLister() rawSender {
 			return c.raw.call(ctx, c.life.Done(), time.Time{}, method, params)
 		}
 	case c.poster != nil:
-		return c.post
+		return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			return c.post(ctx, nil, method, params)
+		}
 	}
 	return nil
 }
