@@ -78,6 +78,7 @@ func (c *Conn) post(ctx context.Context, own *ownedCall, method string, params j
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
+	id.readsResult = method == listMethod
 	data, err := postBody(id, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("calling %q: %w", method, err)

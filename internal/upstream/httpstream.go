@@ -29,6 +29,10 @@ import (
 type callID struct {
 	id      jsonrpc.ID
 	encoded string
+	// readsResult is set when the caller reads the result strictly itself
+	// (weft's tools/list, toolPage.read): its response's result is then
+	// not checked here first (resultOfList).
+	readsResult bool
 }
 
 // postCallID is the id of weft's n-th posted call: rawIDPrefix and n,
@@ -56,7 +60,11 @@ type answer struct {
 // decoded by go-sdk's jsonrpc. The server's requests are answered in
 // reqs' goroutines (inline when reqs is nil).
 func (c *Conn) handleMessage(ctx context.Context, reqs *serverRequests, data []byte, want callID) (*answer, error) {
-	if id, result, ok := resultResponse(data); ok && string(id) == want.encoded {
+	read := resultResponse
+	if want.readsResult {
+		read = resultOfList
+	}
+	if id, result, ok := read(data); ok && string(id) == want.encoded {
 		return &answer{result: result}, nil
 	}
 	msg, err := jsonrpc.DecodeMessage(data)

@@ -25,6 +25,10 @@ import (
 // duplicate, a value canonical declines, a failed request) sends the whole
 // list through go-sdk, as before.
 
+// listMethod is the method of weft's own list requests, whose results
+// toolPage.read alone checks (resultOfList).
+const listMethod = "tools/list"
+
 // listTools lists every tool of the upstream, its schemas as JSON bytes.
 func (c *Conn) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	tools, ok, err := c.listToolsRaw(ctx)
@@ -77,7 +81,7 @@ func (c *Conn) listToolsRaw(ctx context.Context) (tools []*mcp.Tool, ok bool, er
 		if err != nil {
 			return nil, false, nil
 		}
-		result, err := send(ctx, "tools/list", data)
+		result, err := send(ctx, listMethod, data)
 		if err != nil {
 			if ctx.Err() != nil || c.life.Err() != nil {
 				return nil, false, err
