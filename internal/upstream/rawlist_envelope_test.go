@@ -121,8 +121,8 @@ func TestRawListOfABrokenPageEndsInGoSDKsList(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var broken atomic.Int32
-			ts := httptest.NewServer(breakOwnList(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return listServer("") },
-				&mcp.StreamableHTTPOptions{JSONResponse: true}), func(b []byte) []byte {
+			ts := httptest.NewServer(rewriteLists(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return listServer("") },
+				&mcp.StreamableHTTPOptions{JSONResponse: true}), true, func(b []byte) []byte {
 				if out := tc.corrupt(b); !bytes.Equal(out, b) {
 					broken.Add(1)
 					return out
@@ -150,14 +150,15 @@ func TestRawListOfABrokenPageEndsInGoSDKsList(t *testing.T) {
 	}
 }
 
-// breakOwnList has h answer weft's own tools/list requests with the body
-// broken by fn; every other request is answered as h answers it.
-func breakOwnList(h http.Handler, fn func([]byte) []byte) http.Handler {
+// rewriteLists has h answer tools/list requests (weft's own only, when
+// own is set) with the body rewritten by fn; every other request is
+// answered as h answers it.
+func rewriteLists(h http.Handler, own bool, fn func([]byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		s := string(body)
-		if !strings.Contains(s, `"tools/list"`) || !strings.Contains(s, `"`+rawIDPrefix) {
+		if !strings.Contains(s, `"tools/list"`) || own && !strings.Contains(s, `"`+rawIDPrefix) {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -170,4 +171,41 @@ func breakOwnList(h http.Handler, fn func([]byte) []byte) http.Handler {
 		w.WriteHeader(rec.Code)
 		_, _ = w.Write(fn(rec.Body.Bytes()))
 	})
+}
+
+// TestRawListOfADeepSchemaGivesGoSDKsList: a page nesting deeper than
+// go-sdk reads, for one tool's schema, lists as go-sdk's path lists it:
+// that schema replaced by the refusal marker, every other tool as it is.
+func TestRawListOfADeepSchemaGivesGoSDKsList(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, messageDepthLimit) + "1" + strings.Repeat("}", messageDepthLimit)
+	for _, mode := range httpModes {
+		t.Run(mode.name, func(t *testing.T) {
+			s := listServer("")
+			// go-sdk's server refuses such a schema: the page is made deep
+			// on the wire.
+			s.AddTool(&mcp.Tool{Name: "deep", InputSchema: json.RawMessage(`{"type":"object","properties":{"p":"DEEP"}}`)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
+			ts := httptest.NewServer(rewriteLists(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, mode.opts), false,
+				func(b []byte) []byte { return bytes.Replace(b, []byte(`"DEEP"`), []byte(deep), 1) }))
+			t.Cleanup(ts.Close)
+			c := dial(t, ts.URL, Options{})
+			got, err := c.listTools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkListedAsGoSDK(t, c, got)
+			refused := false
+			for _, tool := range got {
+				if tool.Name == "deep" {
+					s, _ := tool.InputSchema.(json.RawMessage)
+					refused = bytes.Contains(s, []byte(refusedKey))
+				}
+			}
+			if !refused {
+				t.Errorf("the deep schema was listed without the refusal marker")
+			}
+		})
+	}
 }
