@@ -60,6 +60,18 @@ func shallowLong(msg []byte) []byte {
 	return shallowSchemas(msg)
 }
 
+// shallowFor is shallowLong for a message of want's response: the pages
+// of weft's own list are left as they are (a walk of the whole page less
+// at every start): the raw list declines a page nested that deeply, and
+// go-sdk's list, which it then falls back to, is made shallow by
+// shallowBody. The other messages of the stream have no tools to cut.
+func shallowFor(want callID, msg []byte) []byte {
+	if want.readsResult {
+		return msg
+	}
+	return shallowLong(msg)
+}
+
 // valueDepth is depth for a decoded value.
 func valueDepth(v any) int {
 	b, err := json.Marshal(v)

@@ -239,7 +239,7 @@ func (c *Conn) readResponse(ctx context.Context, hreq *postedRequest, resp *http
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to read body: %v", summary, err)}
 		}
-		a, err := c.handleMessage(ctx, &hreq.reqs, shallowLong(body), id)
+		a, err := c.handleMessage(ctx, &hreq.reqs, shallowFor(id, body), id)
 		if err != nil {
 			return nil, connFailure{fmt.Errorf("%s: failed to decode response: %v", summary, err)}
 		}

@@ -121,7 +121,7 @@ func (c *Conn) readEvents(ctx context.Context, hreq *postedRequest, resp *http.R
 		if len(evt.data) == 0 || (evt.name != "" && evt.name != "message") {
 			continue
 		}
-		a, err := c.handleMessage(ctx, &hreq.reqs, shallowLong(evt.data), want)
+		a, err := c.handleMessage(ctx, &hreq.reqs, shallowFor(want, evt.data), want)
 		if err != nil {
 			return nil, "", 0, connFailure{fmt.Errorf("%s: failed to decode event: %v", summary, err)}
 		}
