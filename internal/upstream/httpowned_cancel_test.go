@@ -134,3 +134,21 @@ func TestPostedCallGivenUpTellsTheServerOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestPostedCallErrorIsNotReadAsACancel: an upstream's error answered on
+// an event stream is the call's error, however fast the stream's finish,
+// which ends the call's context once it has its answer (httpfinish.go),
+// runs after it: never context.Canceled, and no notifications/cancelled.
+func TestPostedCallErrorIsNotReadAsACancel(t *testing.T) {
+	w := newCancelWatch(false)
+	c := dial(t, serveHTTPOpts(t, testServer(), nil, w.wrap), Options{})
+	for range 300 {
+		_, err := c.CallToolRaw(context.Background(), &fakePeer{}, "missing", json.RawMessage(`{}`), nil)
+		if err == nil || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), `unknown tool "missing"`) {
+			t.Fatalf("err = %v, want the upstream's unknown tool", err)
+		}
+	}
+	if got := w.cancels(); len(got) != 0 {
+		t.Errorf("%d notifications/cancelled for answered calls: %+v", len(got), got)
+	}
+}
