@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,5 +151,42 @@ func TestPostedCallErrorIsNotReadAsACancel(t *testing.T) {
 	}
 	if got := w.cancels(); len(got) != 0 {
 		t.Errorf("%d notifications/cancelled for answered calls: %+v", len(got), got)
+	}
+}
+
+// TestRawListCancelledWhileSending: weft's own tools/list, posted without
+// an owned call, ends with its caller's cancel while its POST waits for
+// its headers: the caller's error, not go-sdk's list as a fallback, and
+// the upstream told once.
+func TestRawListCancelledWhileSending(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	var armed atomic.Bool // the dial's own list is answered
+	w := newCancelWatch(false)
+	hanging := func(next http.Handler) http.Handler {
+		return w.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if armed.Load() && bytes.Contains(body, []byte(`"tools/list"`)) && bytes.Contains(body, []byte(`"id":"`+rawIDPrefix)) {
+				arrived <- struct{}{}
+				<-r.Context().Done()
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(rw, r)
+		}))
+	}
+	c := dial(t, serveHTTPOpts(t, testServer(), nil, hanging), Options{})
+	armed.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-arrived; cancel() }()
+	if _, raw, err := c.listToolsRaw(ctx); !errors.Is(err, context.Canceled) || raw {
+		t.Fatalf("listToolsRaw = raw %v, %v; want the caller's cancel", raw, err)
+	}
+	select {
+	case <-w.first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/cancelled reached the server")
+	}
+	if got := w.cancels(); len(got) != 1 || got[0].Reason != context.Canceled.Error() {
+		t.Errorf("notifications/cancelled = %+v, want one for the cancel", got)
 	}
 }
