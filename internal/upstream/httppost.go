@@ -97,7 +97,10 @@ func (c *Conn) post(ctx context.Context, own *ownedCall, method string, params j
 			return result, nil
 		}
 	}
-	if ctx.Err() != nil {
+	// An answered call's error is its answer's: a shared request context
+	// (own's) may already have been ended by its stream's finish
+	// (finishAnswered), which is no cancel of the call.
+	if ctx.Err() != nil && !hreq.handedOff {
 		c.goCancelled(ctx, id.id, ctx.Err())
 		return nil, ctx.Err()
 	}
